@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Installs einrel's dependencies on Debian 12 (bookworm):
+#   * Debian binary packages: MPICH, parallel HDF5 (MPICH build), OpenBLAS, ScaLAPACK (MPICH build),
+#     GoogleTest, Google Benchmark, python3-numpy/h5py, graphviz, clang-format;
+#   * Kokkos (OpenMP + Serial), Kokkos Kernels (BLAS + BATCHED, OpenBLAS underneath) and Teuchos (MPICH)
+#     built from Debian's own `trilinos` source package into a prefix keyed by a version stamp.
+# Debian's libtrilinos-* binaries are not used: their Kokkos is Serial-only and their Teuchos links
+# Open MPI (DESIGN.md §8).
+#
+# Idempotent: when everything is in place it only checks and returns in seconds.
+# Prints the prefix on the last line of standard output (`bootstrap-deps.sh --print-prefix` prints only it).
+#
+# Environment:
+#   EINREL_DEPS_ROOT   where stamped prefixes live         (default /opt/einrel-deps)
+#   EINREL_DEPS_CACHE  where sources and build trees live  (default /var/cache/einrel-deps)
+#   EINREL_DEPS_JOBS   parallel build jobs                  (default: nproc)
+set -euo pipefail
+
+# Bump when any build option below changes: a new stamp means a new prefix.
+readonly STAMP="trilinos-13.2.0-4_kokkos-omp-serial_kk-blas-batched_teuchos-mpich_v1"
+readonly DEPS_ROOT="${EINREL_DEPS_ROOT:-/opt/einrel-deps}"
+readonly PREFIX="${DEPS_ROOT}/${STAMP}"
+readonly CACHE="${EINREL_DEPS_CACHE:-/var/cache/einrel-deps}"
+readonly JOBS="${EINREL_DEPS_JOBS:-$(nproc)}"
+
+readonly APT_PACKAGES=(
+  build-essential cmake pkg-config dpkg-dev gfortran
+  mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
+  libopenblas-dev libscalapack-mpich-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-numpy python3-h5py graphviz clang-format
+)
+
+if [[ "${1:-}" == "--print-prefix" ]]; then
+  echo "${PREFIX}"
+  exit 0
+fi
+
+say() { echo "[einrel-deps] $*" >&2; }
+die() {
+  echo "[einrel-deps] error: $*" >&2
+  exit 1
+}
+
+require_root() {
+  [[ $(id -u) -eq 0 ]] || die "$1 needs root (run as root or with sudo); nothing was changed"
+}
+
+missing_apt_packages() {
+  local p status
+  for p in "${APT_PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || echo "$p"
+  done
+}
+
+apt_update() {
+  # --error-on=any: a mirror that cannot be reached is an error, not a warning.
+  if ! apt-get update -q --error-on=any >"${CACHE}/apt-update.log" 2>&1; then
+    tail -5 "${CACHE}/apt-update.log" >&2
+    die "cannot reach the Debian package archive (apt-get update failed; log: ${CACHE}/apt-update.log)"
+  fi
+}
+
+install_apt_packages() {
+  local missing
+  mapfile -t missing < <(missing_apt_packages)
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    say "Debian packages: all ${#APT_PACKAGES[@]} present"
+    return
+  fi
+  require_root "installing Debian packages (${missing[*]})"
+  say "Debian packages: installing ${missing[*]}"
+  apt_update
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+    >"${CACHE}/apt-install.log" 2>&1; then
+    tail -20 "${CACHE}/apt-install.log" >&2
+    die "apt-get install failed (log: ${CACHE}/apt-install.log)"
+  fi
+}
+
+enable_deb_src() {
+  local list=/etc/apt/sources.list.d/einrel-deb-src.sources
+  [[ -f "$list" ]] && return
+  local codename
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME}")
+  [[ -n "$codename" ]] || die "cannot tell the Debian suite from /etc/os-release"
+  say "enabling deb-src for ${codename} (${list})"
+  cat >"$list" <<EOF
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: ${codename}
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  apt_update
+}
+
+fetch_trilinos_source() {
+  local srcdir
+  srcdir=$(find "${CACHE}/src" -maxdepth 1 -type d -name 'trilinos-13.2.0*' 2>/dev/null | head -n 1)
+  if [[ -n "$srcdir" && -f "${srcdir}/.einrel-extracted" ]]; then
+    echo "$srcdir"
+    return
+  fi
+  require_root "fetching Debian's trilinos source package"
+  enable_deb_src
+  rm -rf "${CACHE}/src"
+  mkdir -p "${CACHE}/src"
+  say "downloading Debian's trilinos source package (~166 MB)"
+  local fetch='cd "${CACHE}/src" && apt-get source -q trilinos=13.2.0-4 >"${CACHE}/apt-source.log" 2>&1'
+  # Package lists may be older than the deb-src entry: refresh once before giving up.
+  if ! (eval "$fetch") && ! { apt_update && (eval "$fetch"); }; then
+    tail -5 "${CACHE}/apt-source.log" >&2
+    die "apt-get source trilinos failed (log: ${CACHE}/apt-source.log)"
+  fi
+  srcdir=$(find "${CACHE}/src" -maxdepth 1 -type d -name 'trilinos-13.2.0*' | head -n 1)
+  [[ -n "$srcdir" ]] || die "trilinos source tree not found after apt-get source"
+  # The upstream tarball is only needed for extraction.
+  rm -f "${CACHE}"/src/*.tar.* "${CACHE}"/src/*.dsc
+  touch "${srcdir}/.einrel-extracted"
+  echo "$srcdir"
+}
+
+# build_step NAME SOURCE_DIR CMAKE_ARGS...: configure, build and install one package, once.
+build_step() {
+  local name=$1 src=$2
+  shift 2
+  local done_marker="${PREFIX}/.einrel-${name}-installed"
+  if [[ -f "$done_marker" ]]; then
+    say "${name}: installed"
+    return
+  fi
+  local build="${CACHE}/build/${STAMP}/${name}" log="${CACHE}/build/${STAMP}/${name}.log"
+  rm -rf "$build"
+  mkdir -p "$build"
+  local t0=$SECONDS
+  say "${name}: configuring, building and installing into ${PREFIX} (log: ${log})"
+  if ! { cmake -S "$src" -B "$build" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF -DBUILD_SHARED_LIBS=ON \
+    -DCMAKE_INSTALL_RPATH="${PREFIX}/lib" "$@" &&
+    cmake --build "$build" --parallel "$JOBS" && cmake --install "$build"; } >"$log" 2>&1; then
+    tail -30 "$log" >&2
+    die "${name}: build failed (log: ${log})"
+  fi
+  touch "$done_marker"
+  rm -rf "$build"
+  say "${name}: done in $((SECONDS - t0)) s"
+}
+
+build_trilinos_parts() {
+  local src=$1
+  local blas=/usr/lib/x86_64-linux-gnu/libopenblas.so
+  [[ -e "$blas" ]] || blas=$(find /usr/lib -name 'libopenblas.so' | head -n 1)
+  [[ -n "$blas" ]] || die "libopenblas.so not found (is libopenblas-dev installed?)"
+
+  build_step kokkos "${src}/packages/kokkos" \
+    -DCMAKE_CXX_COMPILER=g++ \
+    -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
+
+  # Explicit instantiation only for the most common combination; everything else is instantiated
+  # from headers where einrel uses it.
+  build_step kokkos-kernels "${src}/packages/kokkos-kernels" \
+    -DCMAKE_CXX_COMPILER=g++ -DKokkos_ROOT="$PREFIX" \
+    -DKokkosKernels_ENABLED_COMPONENTS="BLAS;BATCHED" \
+    -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF \
+    -DKokkosKernels_INST_DOUBLE=ON -DKokkosKernels_INST_FLOAT=OFF \
+    -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
+    -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
+    -DKokkosKernels_INST_EXECSPACE_OPENMP=ON -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF \
+    -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
+    -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
+    -DKokkosKernels_ENABLE_TPL_BLAS=ON -DBLAS_LIBRARIES=openblas -DBLAS_LIBRARY_DIRS="$(dirname "$blas")"
+
+  build_step teuchos "$src" \
+    -DCMAKE_C_COMPILER=mpicc.mpich -DCMAKE_CXX_COMPILER=mpicxx.mpich \
+    -DTPL_ENABLE_MPI=ON -DMPI_EXEC=mpiexec.mpich -DMPI_BASE_DIR=/usr \
+    -DTrilinos_ENABLE_Fortran=OFF -DTrilinos_ENABLE_ALL_OPTIONAL_PACKAGES=OFF \
+    -DTrilinos_ENABLE_Teuchos=ON -DTrilinos_ENABLE_Kokkos=OFF \
+    -DTrilinos_ENABLE_TeuchosKokkosCompat=OFF -DTrilinos_ENABLE_TeuchosKokkosComm=OFF \
+    -DTrilinos_ENABLE_TESTS=OFF -DTrilinos_ENABLE_EXAMPLES=OFF \
+    -DTPL_BLAS_LIBRARIES="$blas" -DTPL_LAPACK_LIBRARIES="$blas"
+}
+
+main() {
+  local t0=$SECONDS
+  if [[ -f "${PREFIX}/.einrel-complete" && -z "$(missing_apt_packages)" ]]; then
+    say "up to date (${PREFIX})"
+    echo "$PREFIX"
+    return
+  fi
+  [[ -f /etc/debian_version ]] || die "this bootstrap is for Debian 12; on other systems install the packages listed in README.md yourself"
+  mkdir -p "$CACHE" 2>/dev/null || require_root "creating ${CACHE}"
+  install_apt_packages
+  if [[ ! -f "${PREFIX}/.einrel-complete" ]]; then
+    mkdir -p "$PREFIX" 2>/dev/null || require_root "creating ${PREFIX}"
+    local src
+    src=$(fetch_trilinos_source)
+    build_trilinos_parts "$src"
+    touch "${PREFIX}/.einrel-complete"
+  fi
+  say "ready in $((SECONDS - t0)) s (${PREFIX})"
+  echo "$PREFIX"
+}
+
+main "$@"

@@ -1,0 +1,88 @@
+# Finds einrel's dependencies. Used by the build and, installed next to einrelConfig.cmake, by every
+# project that calls find_package(einrel), so both see the same Kokkos, Kokkos Kernels, Teuchos, MPI
+# and HDF5.
+#
+# Hints: CMAKE_PREFIX_PATH or Kokkos_ROOT / KokkosKernels_ROOT / Teuchos_ROOT for the Kokkos stack,
+# MPI_CXX_COMPILER for MPI, HDF5_C_COMPILER_EXECUTABLE for parallel HDF5.
+
+include_guard(GLOBAL)
+
+# In a package config a missing dependency makes find_package(einrel) fail instead of stopping CMake.
+macro(_einrel_require package)
+  if(EINREL_FIND_FROM_CONFIG)
+    include(CMakeFindDependencyMacro)
+    find_dependency(${package} ${ARGN})
+  else()
+    find_package(${package} ${ARGN} REQUIRED)
+  endif()
+endmacro()
+
+macro(einrel_find_dependencies)
+  # Debian installs several MPIs side by side; Teuchos and parallel HDF5 are built against MPICH.
+  if(NOT MPI_CXX_COMPILER AND EXISTS /usr/bin/mpicxx.mpich)
+    set(MPI_CXX_COMPILER /usr/bin/mpicxx.mpich)
+    set(MPIEXEC_EXECUTABLE /usr/bin/mpiexec.mpich)
+  endif()
+  _einrel_require(MPI COMPONENTS CXX)
+
+  _einrel_require(Kokkos 3.4)
+  set(EINREL_KOKKOS_BACKENDS)
+  foreach(_einrel_backend Serial OpenMP Cuda HIP SYCL)
+    string(TOUPPER ${_einrel_backend} _einrel_upper)
+    if(${_einrel_upper} IN_LIST Kokkos_DEVICES)
+      list(APPEND EINREL_KOKKOS_BACKENDS ${_einrel_backend})
+    endif()
+  endforeach()
+  if(NOT EINREL_KOKKOS_BACKENDS)
+    message(FATAL_ERROR "einrel: Kokkos at ${Kokkos_DIR} enables none of Serial, OpenMP, Cuda, HIP, SYCL "
+                        "(Kokkos_DEVICES='${Kokkos_DEVICES}')")
+  endif()
+
+  _einrel_require(KokkosKernels)
+  # Kokkos Kernels 3.x exports Kokkos::kokkoskernels, 4.x also KokkosKernels::kokkoskernels.
+  if(TARGET Kokkos::kokkoskernels)
+    set(EINREL_KOKKOSKERNELS_TARGET Kokkos::kokkoskernels)
+  elseif(TARGET KokkosKernels::kokkoskernels)
+    set(EINREL_KOKKOSKERNELS_TARGET KokkosKernels::kokkoskernels)
+  else()
+    message(FATAL_ERROR "einrel: KokkosKernels found at ${KokkosKernels_DIR} defines neither "
+                        "Kokkos::kokkoskernels nor KokkosKernels::kokkoskernels")
+  endif()
+
+  _einrel_require(Teuchos)
+  if(NOT TARGET einrel_teuchos_deps)
+    # Teuchos' config lists its libraries as target names; one interface target carries them.
+    add_library(einrel_teuchos_deps INTERFACE IMPORTED)
+    set_target_properties(einrel_teuchos_deps PROPERTIES
+      INTERFACE_LINK_LIBRARIES "${Teuchos_LIBRARIES};${Teuchos_TPL_LIBRARIES}"
+      INTERFACE_INCLUDE_DIRECTORIES "${Teuchos_INCLUDE_DIRS};${Teuchos_TPL_INCLUDE_DIRS}")
+  endif()
+
+  # Parallel HDF5. A consumer reuses the libraries recorded by the build (FindHDF5 would need the C
+  # language enabled in the consumer's project).
+  if(NOT EINREL_FIND_FROM_CONFIG)
+    if(NOT HDF5_C_COMPILER_EXECUTABLE AND EXISTS /usr/bin/h5pcc.mpich)
+      set(HDF5_C_COMPILER_EXECUTABLE /usr/bin/h5pcc.mpich)
+    endif()
+    set(HDF5_PREFER_PARALLEL ON)
+    find_package(HDF5 REQUIRED COMPONENTS C)
+    if(NOT HDF5_IS_PARALLEL)
+      message(FATAL_ERROR "einrel: HDF5 at '${HDF5_INCLUDE_DIRS}' is a serial build; einrel needs parallel "
+                          "HDF5 built with the same MPI (Debian: libhdf5-mpich-dev; or set "
+                          "HDF5_C_COMPILER_EXECUTABLE to its h5pcc)")
+    endif()
+    set(EINREL_HDF5_LIBRARIES ${HDF5_C_LIBRARIES})
+    set(EINREL_HDF5_INCLUDE_DIRS ${HDF5_C_INCLUDE_DIRS})
+  endif()
+  if(NOT TARGET einrel_hdf5_deps)
+    add_library(einrel_hdf5_deps INTERFACE IMPORTED)
+    set_target_properties(einrel_hdf5_deps PROPERTIES INTERFACE_LINK_LIBRARIES "${EINREL_HDF5_LIBRARIES}"
+                                                      INTERFACE_INCLUDE_DIRECTORIES "${EINREL_HDF5_INCLUDE_DIRS}")
+  endif()
+
+  # Optional peer for the benchmarks: ScaLAPACK built with the same MPI.
+  if(NOT EINREL_FIND_FROM_CONFIG)
+    find_library(EINREL_SCALAPACK_LIBRARY NAMES scalapack-mpich scalapack
+                 DOC "ScaLAPACK for the pdgemm comparison in perf_tests/")
+  endif()
+endmacro()

@@ -1,0 +1,13 @@
+# Installs the einrel::* targets with a relocatable einrelConfig.cmake that re-finds the dependencies
+# the build used (their locations are recorded as hints, overridable by the consumer).
+include(CMakePackageConfigHelpers)
+
+install(EXPORT einrelTargets NAMESPACE einrel:: DESTINATION ${EINREL_INSTALL_CMAKEDIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/einrelConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/einrelConfig.cmake
+                              INSTALL_DESTINATION ${EINREL_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/einrelConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/einrelConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/einrelConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/einrelDependencies.cmake
+        DESTINATION ${EINREL_INSTALL_CMAKEDIR})

@@ -1,0 +1,55 @@
+#ifndef EINREL_BLOCKGRID_HPP
+#define EINREL_BLOCKGRID_HPP
+
+#include <einrel_Bound.hpp>
+
+#include <vector>
+
+namespace einrel {
+
+// A half-open box [lo, hi) of tensor coordinates, one range per dimension.
+struct Box {
+  std::vector<Extent> lo, hi;
+
+  Extent size() const;
+  bool empty() const { return size() == 0; }
+  friend bool operator==(const Box& a, const Box& b) { return a.lo == b.lo && a.hi == b.hi; }
+};
+
+// The intersection of two boxes of the same rank (empty when they do not overlap).
+Box intersect(const Box& a, const Box& b);
+
+// A tensor of bound b cut into parts[d] blocks along each dimension d (TRA paper §3.2, DESIGN.md §2).
+// When b[d] is not divisible by parts[d], the first b[d] % parts[d] blocks are one larger. Block keys
+// are coordinates in the grid; they are numbered in C order (the last dimension varies fastest).
+class BlockGrid {
+ public:
+  // Throws Error unless parts has the rank of bound and 1 <= parts[d] <= bound[d].
+  BlockGrid(Bound bound, std::vector<Extent> parts);
+
+  const Bound& bound() const { return bound_; }
+  const std::vector<Extent>& parts() const { return parts_; }
+  int rank() const { return static_cast<int>(bound_.size()); }
+  Extent num_blocks() const;
+
+  // Start and extent of block k along dimension d.
+  Extent offset(int d, Extent k) const;
+  Extent extent(int d, Extent k) const;
+
+  std::vector<Extent> key(Extent id) const;
+  Extent id(const std::vector<Extent>& key) const;
+  Box box(const std::vector<Extent>& key) const;
+
+  // Range [first, last] of block indices along d that overlap coordinates [lo, hi), hi > lo.
+  std::pair<Extent, Extent> blocks_overlapping(int d, Extent lo, Extent hi) const;
+  // The block along dimension d holding coordinate x.
+  Extent block_of(int d, Extent x) const;
+
+ private:
+  Bound bound_;
+  std::vector<Extent> parts_;
+};
+
+}  // namespace einrel
+
+#endif

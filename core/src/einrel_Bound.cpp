@@ -1,0 +1,35 @@
+#include <einrel_Bound.hpp>
+#include <einrel_Error.hpp>
+
+#include <limits>
+
+namespace einrel {
+
+Extent num_elements(const Bound& b) {
+  Extent n = 1;
+  for (Extent e : b) {
+    if (e < 0) throw Error("negative extent " + std::to_string(e) + " in bound " + to_string(b));
+    if (e != 0 && n > std::numeric_limits<Extent>::max() / e)
+      throw Error("bound " + to_string(b) + " has more elements than fit in 64 bits");
+    n *= e;
+  }
+  return n;
+}
+
+std::string to_string(const Bound& b) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < b.size(); ++i) s += (i ? "," : "") + std::to_string(b[i]);
+  return s + "]";
+}
+
+void check_bound(const Bound& b, const std::string& what) {
+  if (static_cast<int>(b.size()) > max_rank)
+    throw Error(what + " has rank " + std::to_string(b.size()) + "; at most " + std::to_string(max_rank) +
+                " dimensions are supported");
+  for (Extent e : b)
+    if (e <= 0)
+      throw Error(what + " has extent " + std::to_string(e) + " in " + to_string(b) + "; extents must be positive");
+  num_elements(b);
+}
+
+}  // namespace einrel

@@ -1,0 +1,92 @@
+#include <einrel_Graph.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace einrel {
+
+bool is_valid_name(std::string_view name) {
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return !name.empty() && alpha(name[0]) &&
+         std::all_of(name.begin(), name.end(), [&](char c) { return alpha(c) || digit(c); });
+}
+
+void Graph::check_new_name(const std::string& name) const {
+  if (!is_valid_name(name))
+    throw Error("invalid tensor name '" + name + "' (names are letters, digits and '_', not starting with a digit)");
+  if (auto prev = find(name)) {
+    const auto& where = vertices_[*prev].origin;
+    throw Error("'" + name + "' is already defined" + (where.line ? " at " + where.str() : std::string()));
+  }
+}
+
+VertexId Graph::add_input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin) {
+  check_new_name(name);
+  check_bound(bound, "input '" + name + "'");
+  vertices_.push_back(Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin)});
+  return vertices_.size() - 1;
+}
+
+VertexId Graph::add_einsum(const std::string& name, std::string_view equation, const std::vector<VertexId>& operands,
+                           SourceLocation origin) {
+  return add_einsum(name, EinSum::parse(equation, operands.size()), operands, std::move(origin));
+}
+
+VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
+                           SourceLocation origin) {
+  check_new_name(name);
+  if (operands.size() != einsum.arity())
+    throw Error("einsum '" + einsum.equation() + "' takes " + std::to_string(einsum.arity()) + " operand(s), got " +
+                std::to_string(operands.size()));
+
+  // Every label has one extent across all operands (eindecomp.txt §3: the bound of a label).
+  std::array<Extent, 128> extent{};
+  std::array<std::size_t, 128> seen_in{};
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k] >= vertices_.size()) throw OperandError(k, "operand " + std::to_string(k + 1) + " is not a vertex");
+    const Vertex& in = vertices_[operands[k]];
+    const std::string& labels = einsum.inputs[k];
+    if (in.bound.size() != labels.size())
+      throw OperandError(k, "'" + in.name + "' has rank " + std::to_string(in.bound.size()) + " " +
+                                to_string(in.bound) + " but the equation gives it " + std::to_string(labels.size()) +
+                                " label(s) '" + labels + "'");
+    if (in.dtype != vertices_[operands[0]].dtype)
+      throw OperandError(k, "'" + in.name + "' is " + std::string(dtype_name(in.dtype)) + " but '" +
+                                vertices_[operands[0]].name + "' is " +
+                                std::string(dtype_name(vertices_[operands[0]].dtype)) +
+                                "; operands of one einsum share a dtype");
+    for (std::size_t d = 0; d < labels.size(); ++d) {
+      const auto c = static_cast<unsigned char>(labels[d]);
+      if (extent[c] == 0) {
+        extent[c] = in.bound[d];
+        seen_in[c] = operands[k];
+      } else if (extent[c] != in.bound[d]) {
+        throw OperandError(k, "shape mismatch for label '" + std::string(1, labels[d]) + "': it is " +
+                                  std::to_string(extent[c]) + " in '" + vertices_[seen_in[c]].name + "' but " +
+                                  std::to_string(in.bound[d]) + " in '" + in.name + "' (dimension " +
+                                  std::to_string(d) + ")");
+      }
+    }
+  }
+  Bound bound;
+  for (char c : einsum.output) bound.push_back(extent[static_cast<unsigned char>(c)]);
+  check_bound(bound, "einsum '" + name + "'");
+  vertices_.push_back(Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin)});
+  return vertices_.size() - 1;
+}
+
+void Graph::mark_output(VertexId v) {
+  if (v >= vertices_.size()) throw Error("output " + std::to_string(v) + " is not a vertex");
+  if (std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end())
+    throw Error("'" + vertices_[v].name + "' is already an output");
+  outputs_.push_back(v);
+}
+
+std::optional<VertexId> Graph::find(std::string_view name) const {
+  for (VertexId v = 0; v < vertices_.size(); ++v)
+    if (vertices_[v].name == name) return v;
+  return std::nullopt;
+}
+
+}  // namespace einrel

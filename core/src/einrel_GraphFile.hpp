@@ -1,0 +1,20 @@
+#ifndef EINREL_GRAPHFILE_HPP
+#define EINREL_GRAPHFILE_HPP
+
+#include <einrel_Graph.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace einrel {
+
+// Parses the `.ein` graph language (docs/graph-format.md, DESIGN.md §4.1). `filename` is used in
+// error messages only. Throws ParseError whose message starts with file:line:col.
+Graph parse_graph(std::string_view text, const std::string& filename);
+
+// Reads and parses a graph file; throws Error when it cannot be read.
+Graph read_graph_file(const std::string& path);
+
+}  // namespace einrel
+
+#endif

@@ -1,0 +1,34 @@
+#ifndef EINREL_KOKKOSCOMPAT_HPP
+#define EINREL_KOKKOSCOMPAT_HPP
+
+// The only place where Kokkos 3.4 and Kokkos 4.x differences are handled (DESIGN.md §8).
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace einrel::compat {
+
+// Fences one execution space instance; labelled fences exist from Kokkos 3.6 on.
+template <class ExecutionSpace>
+void fence(const ExecutionSpace& exec, [[maybe_unused]] const std::string& label) {
+#if KOKKOS_VERSION >= 30600
+  exec.fence(label);
+#else
+  exec.fence();
+#endif
+}
+
+// A host mirror of `view` whose contents are left uninitialized (3.4 takes the tag last, 4.x first).
+template <class View>
+auto create_host_mirror_uninitialized(const View& view) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::create_mirror_view(Kokkos::view_alloc(Kokkos::HostSpace{}, Kokkos::WithoutInitializing), view);
+#else
+  return Kokkos::create_mirror_view(Kokkos::HostSpace{}, view, Kokkos::WithoutInitializing);
+#endif
+}
+
+}  // namespace einrel::compat
+
+#endif

@@ -1,0 +1,120 @@
+#include <einrel_Cli.hpp>
+#include <einrel_Config.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_RunCommand.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace einrel {
+namespace {
+
+constexpr const char* usage = R"(usage: einrel <command> [options]
+
+commands:
+  run GRAPH (--input IN.h5 | --random SEED) [--output OUT.h5] [--report REPORT.json]
+      Runs the EinSum graph file GRAPH. Inputs are the root datasets of IN.h5 named like the graph's
+      inputs (or uniform random values in [-1,1) from SEED); outputs are written as root datasets of
+      OUT.h5 named like the graph's outputs. Prints a per-vertex summary.
+
+options:
+  -h, --help      this text
+  --version       the einrel version
+
+Run under MPI with `mpiexec -n R einrel ...`. Kokkos options (e.g. --kokkos-threads=N) are accepted.
+)";
+
+// Options of one subcommand: "--name value" or "--name=value", and positional arguments.
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+};
+
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<std::string>& known,
+                      const std::string& command) {
+  ParsedArgs parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) != 0 || a == "--") {
+      parsed.positional.push_back(a);
+      continue;
+    }
+    const auto eq = a.find('=');
+    const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    bool is_known = false;
+    for (const auto& k : known) is_known = is_known || k == name;
+    if (!is_known) throw Error("unknown option '--" + name + "' for '" + command + "' (see einrel --help)");
+    if (parsed.options.count(name)) throw Error("option '--" + name + "' is given twice");
+    if (eq != std::string::npos) {
+      parsed.options[name] = a.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      parsed.options[name] = args[++i];
+    } else {
+      throw Error("option '--" + name + "' needs a value");
+    }
+    if (parsed.options[name].empty()) throw Error("option '--" + name + "' needs a non-empty value");
+  }
+  return parsed;
+}
+
+std::optional<std::string> option(const ParsedArgs& p, const std::string& name) {
+  auto it = p.options.find(name);
+  if (it == p.options.end()) return std::nullopt;
+  return it->second;
+}
+
+std::uint64_t parse_seed(const std::string& s) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s[0] == '-') throw Error("--random needs a non-negative integer seed, got '" + s + "'");
+  return value;
+}
+
+void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs p = parse_args(args, {"input", "output", "report", "random"}, "run");
+  if (p.positional.size() != 1)
+    throw Error(p.positional.empty()
+                    ? "run needs a graph file: einrel run GRAPH ..."
+                    : "run takes one graph file, got " + std::to_string(p.positional.size()) + " positional arguments");
+  RunOptions options;
+  options.graph = p.positional[0];
+  options.input = option(p, "input");
+  options.output = option(p, "output");
+  options.report = option(p, "report");
+  if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
+  run_graph(comm, options, out);
+}
+
+}  // namespace
+
+int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostream& err) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty()) throw Error("no command given (see einrel --help)");
+    const std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "-h" || command == "--help" || command == "help") {
+      if (rank == 0) out << usage;
+    } else if (command == "--version") {
+      if (rank == 0) out << "einrel " << EINREL_VERSION << "\n";
+    } else if (command == "run") {
+      run(comm, args, out);
+    } else {
+      throw Error("unknown command '" + command + "' (available: run; see einrel --help)");
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    if (rank == 0) err << "einrel: error: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
+}  // namespace einrel

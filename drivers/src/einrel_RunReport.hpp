@@ -1,0 +1,47 @@
+#ifndef EINREL_RUNREPORT_HPP
+#define EINREL_RUNREPORT_HPP
+
+#include <einrel_Bound.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace einrel {
+
+// What `einrel run` measured for one EinSum vertex (DESIGN.md §4.2).
+struct VertexReport {
+  std::string name;
+  std::string equation;
+  Bound bound;
+  double seconds = 0;         // the whole vertex: redistribution + kernels + aggregation
+  double kernel_seconds = 0;  // block kernels only
+  Extent floats_moved = 0;
+};
+
+struct RunReport {
+  std::string graph;
+  int ranks = 1;
+  int computing_ranks = 1;
+  std::string backend;
+  int threads = 1;
+  std::string planner;
+  double total_seconds = 0;  // evaluation of the graph, inputs loaded
+  double input_seconds = 0;  // reading (or generating) the inputs
+  std::vector<VertexReport> vertices;
+  std::optional<double> predicted_cost;  // none until a planner predicts one
+
+  Extent floats_moved() const;
+};
+
+// The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (DESIGN.md §4.2),
+// plus the run's context (graph, ranks, backend, planner).
+std::string report_json(const RunReport& report);
+
+// The human-readable summary `einrel run` prints.
+void print_summary(const RunReport& report, std::ostream& out);
+
+}  // namespace einrel
+
+#endif

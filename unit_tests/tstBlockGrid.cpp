@@ -1,0 +1,63 @@
+#include <einrel_BlockGrid.hpp>
+#include <einrel_Error.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace einrel;
+
+TEST(BlockGrid, UnevenExtentsPutTheRemainderFirst) {
+  const BlockGrid g({10, 7}, {4, 2});
+  // 10 = 3 + 3 + 2 + 2, 7 = 4 + 3
+  EXPECT_EQ(g.extent(0, 0), 3);
+  EXPECT_EQ(g.extent(0, 1), 3);
+  EXPECT_EQ(g.extent(0, 2), 2);
+  EXPECT_EQ(g.extent(0, 3), 2);
+  EXPECT_EQ(g.offset(0, 3), 8);
+  EXPECT_EQ(g.extent(1, 0), 4);
+  EXPECT_EQ(g.offset(1, 1), 4);
+  EXPECT_EQ(g.num_blocks(), 8);
+}
+
+TEST(BlockGrid, BlockOfInvertsOffsets) {
+  for (Extent n : {1, 5, 16, 17, 31}) {
+    for (Extent p : {1, 2, 4, 8, 16}) {
+      if (p > n) continue;
+      const BlockGrid g({n}, {p});
+      Extent covered = 0;
+      for (Extent k = 0; k < p; ++k) {
+        EXPECT_EQ(g.offset(0, k), covered);
+        for (Extent x = g.offset(0, k); x < g.offset(0, k) + g.extent(0, k); ++x) EXPECT_EQ(g.block_of(0, x), k);
+        covered += g.extent(0, k);
+      }
+      EXPECT_EQ(covered, n);
+    }
+  }
+}
+
+TEST(BlockGrid, KeysAreCOrder) {
+  const BlockGrid g({4, 6, 2}, {2, 3, 1});
+  for (Extent id = 0; id < g.num_blocks(); ++id) EXPECT_EQ(g.id(g.key(id)), id);
+  EXPECT_EQ(g.key(1), (std::vector<Extent>{0, 1, 0}));
+  EXPECT_EQ(g.box({1, 2, 0}), (Box{{2, 4, 0}, {4, 6, 2}}));
+}
+
+TEST(BlockGrid, ScalarHasOneBlock) {
+  const BlockGrid g({}, {});
+  EXPECT_EQ(g.num_blocks(), 1);
+  EXPECT_EQ(g.box(g.key(0)).size(), 1);
+}
+
+TEST(BlockGrid, RejectsBadParts) {
+  EXPECT_THROW(BlockGrid({4}, {8}), Error);
+  EXPECT_THROW(BlockGrid({4}, {0}), Error);
+  EXPECT_THROW(BlockGrid({4, 4}, {2}), Error);
+}
+
+TEST(BlockGrid, IntersectBoxes) {
+  EXPECT_EQ(intersect(Box{{0, 0}, {4, 4}}, Box{{2, 3}, {6, 8}}), (Box{{2, 3}, {4, 4}}));
+  EXPECT_TRUE(intersect(Box{{0}, {2}}, Box{{3}, {5}}).empty());
+}
+
+}  // namespace

@@ -1,0 +1,64 @@
+#include <einrel_EinSum.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using einrel::EinSum;
+using einrel::EquationError;
+
+TEST(EinSum, ExplicitBinary) {
+  const EinSum e = EinSum::parse("ij,jk->ik", 2);
+  EXPECT_EQ(e.inputs, (std::vector<std::string>{"ij", "jk"}));
+  EXPECT_EQ(e.output, "ik");
+  EXPECT_EQ(e.unique_labels(), "ijk");
+  EXPECT_EQ(e.aggregated_labels(), "j");
+  EXPECT_EQ(e.equation(), "ij,jk->ik");
+}
+
+TEST(EinSum, SpacesAreIgnored) { EXPECT_EQ(EinSum::parse(" ij , jk -> ki ", 2).equation(), "ij,jk->ki"); }
+
+TEST(EinSum, ImplicitOutputIsLabelsSeenOnceInAsciiOrder) {
+  EXPECT_EQ(EinSum::parse("ij,jk", 2).output, "ik");
+  EXPECT_EQ(EinSum::parse("ba", 1).output, "ab");
+  EXPECT_EQ(EinSum::parse("bA,Ac", 2).output, "bc");
+  EXPECT_EQ(EinSum::parse("aB,c", 2).output, "Bac");  // uppercase sorts first, as in numpy
+  EXPECT_EQ(EinSum::parse("ij,ij", 2).output, "");
+}
+
+TEST(EinSum, ZeroDimensionalResultsAndOperands) {
+  const EinSum full = EinSum::parse("ij,ij->", 2);
+  EXPECT_EQ(full.output, "");
+  EXPECT_EQ(full.aggregated_labels(), "ij");
+  const EinSum scalar_operand = EinSum::parse(",ij->ij", 2);
+  EXPECT_EQ(scalar_operand.inputs[0], "");
+}
+
+TEST(EinSum, UnaryTransposeAndReduction) {
+  EXPECT_EQ(EinSum::parse("ijk->kji", 1).aggregated_labels(), "");
+  EXPECT_EQ(EinSum::parse("ijk->j", 1).aggregated_labels(), "ik");
+}
+
+std::size_t error_position(const std::string& eq, std::size_t operands, const std::string& expected_text) {
+  try {
+    EinSum::parse(eq, operands);
+  } catch (const EquationError& e) {
+    EXPECT_NE(std::string(e.what()).find(expected_text), std::string::npos) << e.what();
+    return e.position();
+  }
+  ADD_FAILURE() << "'" << eq << "' parsed";
+  return 0;
+}
+
+TEST(EinSum, ErrorsNameTheProblemAndPosition) {
+  EXPECT_EQ(error_position("iij->j", 1, "(diagonals) are not supported"), 1u);
+  EXPECT_EQ(error_position("...i->i", 1, "ellipsis"), 0u);
+  EXPECT_EQ(error_position("i1->i", 1, "invalid character '1'"), 1u);
+  EXPECT_EQ(error_position("ij,jk->iz", 2, "output label 'z'"), 8u);
+  EXPECT_EQ(error_position("ij,jk->ik", 1, "2 operand(s) but 1"), 0u);
+  EXPECT_EQ(error_position("ij->i>", 1, "invalid character '>' in the output"), 5u);
+  EXPECT_EQ(error_position("ij->i,j", 1, "unexpected ','"), 5u);
+  EXPECT_EQ(error_position("i,j,k->ijk", 3, "one or two operands"), 0u);
+}
+
+}  // namespace

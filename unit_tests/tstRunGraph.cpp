@@ -1,0 +1,138 @@
+// `einrel run` end to end inside one MPI job: every rank calls run_graph, rank 0 computes.
+#include <einrel_Error.hpp>
+#include <einrel_GraphFile.hpp>
+#include <einrel_Hdf5Io.hpp>
+#include <einrel_RunCommand.hpp>
+
+#include <einrel_TestHelpers.hpp>
+#include <einrel_TestTempDir.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using namespace einrel;
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  if (rank() == 0) std::ofstream(path) << text;
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+constexpr const char* matmul = "input A f64[9,5]\ninput B f64[5,7]\nT = einsum(\"ij,jk->ik\", A, B)\noutput T\n";
+
+TEST(RunGraph, MatmulFromHdf5MatchesReferenceOnEveryRankCount) {
+  test::TempDir dir;
+  write_text(dir.file("g.ein"), matmul);
+  const auto a = test::random_values<double>({9, 5}, 11);
+  const auto b = test::random_values<double>({5, 7}, 12);
+  if (rank() == 0) io::write_datasets(dir.file("in.h5"), {{"A", {9, 5}, a}, {"B", {5, 7}, b}});
+
+  RunOptions options;
+  options.graph = dir.file("g.ein");
+  options.input = dir.file("in.h5");
+  options.output = dir.file("out.h5");
+  options.report = dir.file("report.json");
+  std::ostringstream summary;
+  run_graph(MPI_COMM_WORLD, options, summary);
+
+  if (rank() == 0) {
+    const auto t = std::get<std::vector<double>>(io::read_dataset(dir.file("out.h5"), "T", Dtype::f64, {9, 7}));
+    test::expect_all_close(t,
+                           test::reference_einsum(EinSum::parse("ij,jk->ik", 2), {{9, 5}, {5, 7}}, std::vector{a, b}),
+                           test::sum_tolerance<double>(5));
+    EXPECT_NE(summary.str().find("ij,jk->ik"), std::string::npos) << summary.str();
+    std::ifstream report(dir.file("report.json"));
+    const std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+    for (const char* field : {"\"total_seconds\"", "\"predicted_cost\"", "\"floats_moved\"", "\"vertices\"",
+                              "\"kernel_seconds\"", "\"name\": \"T\""})
+      EXPECT_NE(json.find(field), std::string::npos) << field << " missing from " << json;
+  } else {
+    EXPECT_TRUE(summary.str().empty());  // only rank 0 prints
+  }
+}
+
+TEST(RunGraph, RandomInputsAreReproducible) {
+  test::TempDir dir;
+  write_text(dir.file("g.ein"), "input x f32[4,3]\ny = einsum(\"ij->ji\", x)\noutput y\n");
+  RunOptions options;
+  options.graph = dir.file("g.ein");
+  options.random_seed = 7;
+  std::ostringstream summary;
+  for (const char* name : {"a.h5", "b.h5"}) {
+    options.output = dir.file(name);
+    run_graph(MPI_COMM_WORLD, options, summary);
+  }
+  if (rank() == 0) {
+    const auto a = std::get<std::vector<float>>(io::read_dataset(dir.file("a.h5"), "y", Dtype::f32, {3, 4}));
+    EXPECT_EQ(a, std::get<std::vector<float>>(io::read_dataset(dir.file("b.h5"), "y", Dtype::f32, {3, 4})));
+    for (float v : a) EXPECT_TRUE(v >= -1.0f && v < 1.0f);
+  }
+}
+
+// Every rank sees the same Error, and no output or report file appears.
+void expect_failure_everywhere(const RunOptions& options, const std::string& message, const test::TempDir& dir,
+                               std::size_t files_before) {
+  std::ostringstream summary;
+  std::string what = "no error";
+  try {
+    run_graph(MPI_COMM_WORLD, options, summary);
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find(message), std::string::npos) << what;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) {
+    EXPECT_EQ(dir.count(), files_before) << what;
+  }
+}
+
+TEST(RunGraph, FailuresReachEveryRankAndWriteNothing) {
+  test::TempDir dir;
+  write_text(dir.file("good.ein"), matmul);
+  write_text(dir.file("bad.ein"), "input A f64[9,5]\nT = einsum(\"ij,jk->ik\", A, Q)\noutput T\n");
+  if (rank() == 0) io::write_datasets(dir.file("in.h5"), {{"A", {9, 5}, std::vector<double>(45)}});
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::size_t files = 3;
+
+  RunOptions options;
+  options.output = dir.file("out.h5");
+  options.report = dir.file("report.json");
+  options.graph = dir.file("bad.ein");
+  options.random_seed = 1;
+  expect_failure_everywhere(options, "bad.ein:2:28: unknown tensor 'Q'", dir, files);
+
+  options.graph = dir.file("good.ein");
+  options.random_seed.reset();
+  options.input = dir.file("in.h5");
+  expect_failure_everywhere(options, "has no dataset 'B'", dir, files);
+
+  options.input = dir.file("nope.h5");
+  expect_failure_everywhere(options, "does not exist", dir, files);
+
+  options.random_seed = 3;
+  expect_failure_everywhere(options, "not both", dir, files);
+
+  options.input.reset();
+  options.random_seed.reset();
+  expect_failure_everywhere(options, "no input data", dir, files);
+
+  options.random_seed = 3;
+  options.graph = dir.file("missing.ein");
+  expect_failure_everywhere(options, "cannot open graph file", dir, files);
+
+  options.graph = dir.file("good.ein");
+  options.report = dir.file("no-such-dir/report.json");
+  expect_failure_everywhere(options, "cannot write", dir, files);
+}
+
+}  // namespace
