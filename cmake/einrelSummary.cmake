@@ -17,7 +17,7 @@ _einrel_summary_line("compiler" "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_V
 _einrel_summary_line("Kokkos" "${Kokkos_VERSION} at ${Kokkos_DIR}")
 _einrel_summary_line("Kokkos backends" "${EINREL_KOKKOS_BACKENDS}")
 _einrel_summary_line("Kokkos Kernels" "${KokkosKernels_VERSION} (${EINREL_KOKKOSKERNELS_TARGET})")
-_einrel_summary_line("Teuchos" "${Teuchos_VERSION} at ${Teuchos_DIR}")
+_einrel_summary_line("Teuchos" "${Teuchos_DIR}")
 _einrel_summary_line("MPI" "${MPI_CXX_COMPILER} (MPI ${MPI_CXX_VERSION}), run with ${MPIEXEC_EXECUTABLE}")
 _einrel_summary_line("HDF5" "${HDF5_VERSION} parallel=${HDF5_IS_PARALLEL}")
 _einrel_summary_line("ScaLAPACK" "${_scalapack}")

@@ -15,14 +15,10 @@ namespace einrel {
 enum class JoinOp { mul };
 enum class AggOp { sum };
 
-// An error inside an equation string; `position` is the 0-based offset of the offending character.
-class EquationError : public Error {
+// An error inside an equation string; position() is the 0-based offset of the offending character.
+class EquationError : public PositionedError {
  public:
-  EquationError(std::size_t position, const std::string& what) : Error(what), position_(position) {}
-  std::size_t position() const noexcept { return position_; }
-
- private:
-  std::size_t position_;
+  using PositionedError::PositionedError;
 };
 
 // A unary or binary EinSum: Z[output] <- ⊕ ⊗(X[inputs[0]], Y[inputs[1]]). Labels are single letters,

@@ -1,6 +1,7 @@
 #ifndef EINREL_ERROR_HPP
 #define EINREL_ERROR_HPP
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -29,6 +30,17 @@ class ParseError : public Error {
 
  private:
   SourceLocation where_;
+};
+
+// An Error about one position inside something its catcher knows better (a character of an equation,
+// an operand of an einsum), so the catcher can report it at its own source location.
+class PositionedError : public Error {
+ public:
+  PositionedError(std::size_t position, const std::string& what) : Error(what), position_(position) {}
+  std::size_t position() const noexcept { return position_; }
+
+ private:
+  std::size_t position_;
 };
 
 }  // namespace einrel

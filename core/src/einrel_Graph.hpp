@@ -28,14 +28,10 @@ struct Vertex {
   bool is_input() const { return !einsum.has_value(); }
 };
 
-// An EinSum operand that does not fit its equation; `operand` is its 0-based position.
-class OperandError : public Error {
+// An EinSum operand that does not fit its equation; position() is the operand's 0-based index.
+class OperandError : public PositionedError {
  public:
-  OperandError(std::size_t operand, const std::string& what) : Error(what), operand_(operand) {}
-  std::size_t operand() const noexcept { return operand_; }
-
- private:
-  std::size_t operand_;
+  using PositionedError::PositionedError;
 };
 
 // A DAG of EinSum vertices. Vertices are added after their operands, so the insertion order is a

@@ -200,7 +200,7 @@ class LineParser {
     try {
       graph_.add_einsum(name.text, spec, ids, at(name));
     } catch (const OperandError& e) {
-      throw ParseError(at(*operands.at(e.operand())), e.what());
+      throw ParseError(at(*operands.at(e.position())), e.what());
     } catch (const Error& e) {
       throw ParseError(at(name), e.what());
     }
