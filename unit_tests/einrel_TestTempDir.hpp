@@ -29,7 +29,7 @@ class TempDir {
     if (rank == 0) std::filesystem::remove_all(path_);
   }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
-  // Names of the files in the directory (to check that nothing stray was left).
+  // Number of entries in the directory (to check that nothing stray was left).
   std::size_t count() const {
     std::size_t n = 0;
     for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(path_)) ++n;
