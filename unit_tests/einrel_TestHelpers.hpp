@@ -13,22 +13,93 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace einrel::test {
 
 template <class Scalar>
-std::vector<Scalar> random_values(const Bound& b, unsigned seed) {
+std::vector<Scalar> random_values(const Bound& b, unsigned seed, double lo = -1.0, double hi = 1.0) {
   std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<Scalar> v(num_elements(b));
   for (auto& x : v) x = static_cast<Scalar>(dist(gen));
   return v;
 }
 
-// Z = einsum(e, X[, Y]) by the definition: visit every assignment of the unique labels, multiply the
-// matching elements and add them to the output element. Double precision, no shared code with einrel.
+// The scalar ops of DESIGN.md §2, written out again here so that the reference shares no code with einrel.
+inline double reference_join(JoinOp op, double x, double y) {
+  switch (op) {
+    case JoinOp::mul:
+      return x * y;
+    case JoinOp::add:
+      return x + y;
+    case JoinOp::sub:
+      return x - y;
+    case JoinOp::div:
+      return x / y;
+    case JoinOp::max:
+      return std::max(x, y);
+    case JoinOp::min:
+      return std::min(x, y);
+    case JoinOp::sqdiff:
+      return (x - y) * (x - y);
+    case JoinOp::absdiff:
+      return std::abs(x - y);
+  }
+  throw std::logic_error("join op");
+}
+
+inline double reference_agg(AggOp op, double acc, double v) {
+  switch (op) {
+    case AggOp::sum:
+      return acc + v;
+    case AggOp::max:
+      return std::max(acc, v);
+    case AggOp::min:
+      return std::min(acc, v);
+    case AggOp::prod:
+      return acc * v;
+  }
+  throw std::logic_error("agg op");
+}
+
+inline double reference_map(const MapOp& f, double x) {
+  switch (f.kind) {
+    case MapKind::identity:
+      return x;
+    case MapKind::exp:
+      return std::exp(x);
+    case MapKind::log:
+      return std::log(x);
+    case MapKind::neg:
+      return -x;
+    case MapKind::abs:
+      return std::abs(x);
+    case MapKind::relu:
+      return x > 0 ? x : 0.0;
+    case MapKind::square:
+      return x * x;
+    case MapKind::sqrt:
+      return std::sqrt(x);
+    case MapKind::tanh:
+      return std::tanh(x);
+    case MapKind::sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case MapKind::scale:
+      return f.constant * x;
+    case MapKind::shift:
+      return x + f.constant;
+    case MapKind::pow:
+      return std::pow(x, f.constant);
+  }
+  throw std::logic_error("map");
+}
+
+// Z = einsum(e, operands...) by the definition: visit every assignment of the unique labels, join the
+// matching elements (left to right for more than two operands), map, and ⊕ the result into the output
+// element. Double precision.
 template <class Scalar>
 std::vector<double> reference_einsum(const EinSum& e, const std::vector<Bound>& bounds,
                                      const std::vector<std::vector<Scalar>>& operands) {
@@ -40,6 +111,7 @@ std::vector<double> reference_einsum(const EinSum& e, const std::vector<Bound>& 
   Bound out_bound;
   for (char c : e.output) out_bound.push_back(extent[c]);
   std::vector<double> z(num_elements(out_bound), 0.0);
+  std::vector<bool> seen(z.size(), false);
   std::map<char, Extent> at;
   for (char c : labels) at[c] = 0;
   auto offset = [&](const std::string& ls, const Bound& b) {
@@ -55,9 +127,13 @@ std::vector<double> reference_einsum(const EinSum& e, const std::vector<Bound>& 
       at[labels[l]] = rest % extent[labels[l]];
       rest /= extent[labels[l]];
     }
-    double prod = 1.0;
-    for (std::size_t k = 0; k < operands.size(); ++k) prod *= operands[k][offset(e.inputs[k], bounds[k])];
-    z[offset(e.output, out_bound)] += prod;
+    double value = operands[0][offset(e.inputs[0], bounds[0])];
+    for (std::size_t k = 1; k < operands.size(); ++k)
+      value = reference_join(e.join, value, operands[k][offset(e.inputs[k], bounds[k])]);
+    value = reference_map(e.map, value);
+    const Extent o = offset(e.output, out_bound);
+    z[o] = seen[o] ? reference_agg(e.agg, z[o], value) : value;
+    seen[o] = true;
   }
   return z;
 }

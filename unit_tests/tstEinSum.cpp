@@ -4,8 +4,7 @@
 
 namespace {
 
-using einrel::EinSum;
-using einrel::EquationError;
+using namespace einrel;
 
 TEST(EinSum, ExplicitBinary) {
   const EinSum e = EinSum::parse("ij,jk->ik", 2);
@@ -58,7 +57,40 @@ TEST(EinSum, ErrorsNameTheProblemAndPosition) {
   EXPECT_EQ(error_position("ij,jk->ik", 1, "2 operand(s) but 1"), 0u);
   EXPECT_EQ(error_position("ij->i>", 1, "invalid character '>' in the output"), 5u);
   EXPECT_EQ(error_position("ij->i,j", 1, "unexpected ','"), 5u);
-  EXPECT_EQ(error_position("i,j,k->ijk", 3, "one or two operands"), 0u);
+  EXPECT_EQ(error_position("", 0, "at least one operand"), 0u);
+}
+
+TEST(EinSum, ParsesNaryEquations) {
+  const EinSum e = EinSum::parse("ij,jk,kl,lm", 4);
+  EXPECT_EQ(e.inputs, (std::vector<std::string>{"ij", "jk", "kl", "lm"}));
+  EXPECT_EQ(e.output, "im");
+  EXPECT_EQ(e.aggregated_labels(), "jkl");
+}
+
+TEST(EinSum, OpsHaveNamesThatParseBack) {
+  for (JoinOp op :
+       {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff})
+    EXPECT_EQ(parse_join_op(op_name(op)), op);
+  for (AggOp op : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod}) EXPECT_EQ(parse_agg_op(op_name(op)), op);
+  EXPECT_EQ(parse_map_kind("sigmoid"), MapKind::sigmoid);
+  EXPECT_FALSE(parse_join_op("sqrt"));
+  EXPECT_EQ(map_spelling({MapKind::scale, 0.1}), "scale(0.1)");
+  EXPECT_EQ(map_spelling({MapKind::pow, -2}), "pow(-2)");
+  EXPECT_EQ(map_spelling({MapKind::exp, 0}), "exp");
+  EXPECT_EQ(std::stod("0.1"), 0.1);  // the shortest spelling reads back exactly
+}
+
+TEST(EinSum, ScalarSemanticsOfOps) {
+  EXPECT_EQ(apply_join(JoinOp::sqdiff, 1.0, 4.0), 9.0);
+  EXPECT_EQ(apply_join(JoinOp::absdiff, 1.0, 4.0), 3.0);
+  EXPECT_EQ(apply_join(JoinOp::div, 1.0, 4.0), 0.25);
+  EXPECT_EQ(apply_agg(AggOp::prod, 3.0, 4.0), 12.0);
+  EXPECT_EQ(apply_agg(AggOp::min, 3.0, -4.0), -4.0);
+  EXPECT_EQ(apply_map(MapOp{MapKind::relu, 0}, -2.0), 0.0);
+  EXPECT_EQ(apply_map(MapOp{MapKind::shift, 0.5}, 2.0), 2.5);
+  EXPECT_DOUBLE_EQ(apply_map(MapOp{MapKind::pow, 3}, 2.0), 8.0);
+  EXPECT_DOUBLE_EQ(apply_map(MapOp{MapKind::sigmoid, 0}, 0.0), 0.5);
+  EXPECT_FLOAT_EQ(apply_map(MapOp{MapKind::scale, 0.125}, 8.0f), 1.0f);
 }
 
 }  // namespace

@@ -11,6 +11,12 @@ Extent Box::size() const {
   return n;
 }
 
+std::vector<Extent> Box::extents() const {
+  std::vector<Extent> e(lo.size());
+  for (std::size_t d = 0; d < lo.size(); ++d) e[d] = std::max<Extent>(0, hi[d] - lo[d]);
+  return e;
+}
+
 Box intersect(const Box& a, const Box& b) {
   if (a.lo.size() != b.lo.size()) throw Error("cannot intersect boxes of different rank");
   Box r{a.lo, a.hi};

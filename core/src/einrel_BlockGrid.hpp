@@ -12,6 +12,7 @@ struct Box {
   std::vector<Extent> lo, hi;
 
   Extent size() const;
+  std::vector<Extent> extents() const;  // hi - lo per dimension
   bool empty() const { return size() == 0; }
   friend bool operator==(const Box& a, const Box& b) { return a.lo == b.lo && a.hi == b.hi; }
 };

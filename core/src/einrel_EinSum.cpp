@@ -30,6 +30,7 @@ std::string read_labels(std::string_view eq, std::size_t& pos, const std::string
 }  // namespace
 
 EinSum EinSum::parse(std::string_view eq, std::size_t num_operands) {
+  if (num_operands < 1) throw EquationError(0, "an einsum needs at least one operand");
   EinSum e;
   std::size_t pos = 0;
   while (true) {
@@ -43,8 +44,6 @@ EinSum EinSum::parse(std::string_view eq, std::size_t num_operands) {
   if (e.inputs.size() != num_operands)
     throw EquationError(0, "equation has " + std::to_string(e.inputs.size()) + " operand(s) but " +
                                std::to_string(num_operands) + " tensor(s) are given");
-  if (num_operands < 1 || num_operands > 2)
-    throw EquationError(0, "an EinSum has one or two operands, not " + std::to_string(num_operands));
 
   std::array<int, 128> count{};
   for (const auto& in : e.inputs)

@@ -21,25 +21,47 @@ void Graph::check_new_name(const std::string& name) const {
   }
 }
 
-VertexId Graph::add_input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin) {
+std::string Graph::fresh_name() const {
+  for (std::size_t k = vertices_.size();; ++k)
+    if (!find("t" + std::to_string(k))) return "t" + std::to_string(k);
+}
+
+VertexId Graph::input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin) {
   check_new_name(name);
   check_bound(bound, "input '" + name + "'");
   vertices_.push_back(Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin)});
   return vertices_.size() - 1;
 }
 
-VertexId Graph::add_einsum(const std::string& name, std::string_view equation, const std::vector<VertexId>& operands,
-                           SourceLocation origin) {
-  return add_einsum(name, EinSum::parse(equation, operands.size()), operands, std::move(origin));
+VertexId Graph::einsum(std::string_view equation, VertexId x, const EinsumOptions& options) {
+  return einsum(equation, std::vector<VertexId>{x}, options);
 }
 
-VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
-                           SourceLocation origin) {
-  check_new_name(name);
-  if (operands.size() != einsum.arity())
-    throw Error("einsum '" + einsum.equation() + "' takes " + std::to_string(einsum.arity()) + " operand(s), got " +
-                std::to_string(operands.size()));
+VertexId Graph::einsum(std::string_view equation, VertexId x, VertexId y, const EinsumOptions& options) {
+  return einsum(equation, std::vector<VertexId>{x, y}, options);
+}
 
+VertexId Graph::einsum(std::string_view equation, const std::vector<VertexId>& operands, const EinsumOptions& options) {
+  EinSum e = EinSum::parse(equation, operands.size());
+  e.join = options.join;
+  e.agg = options.agg;
+  e.map = options.map;
+  const std::string name = options.name.empty() ? fresh_name() : options.name;
+  if (operands.size() <= 2) return add_einsum(name, e, operands, options.origin);
+  const std::size_t before = vertices_.size();
+  try {
+    return add_nary(name, e, operands, options.origin);
+  } catch (...) {
+    vertices_.resize(before);  // all or nothing
+    throw;
+  }
+}
+
+void Graph::validate() const {
+  if (outputs_.empty()) throw Error("the graph has no output");
+}
+
+std::array<Extent, 128> Graph::label_extents(const EinSum& einsum, const std::vector<VertexId>& operands) const {
   // Every label has one extent across all operands (eindecomp.txt §3: the bound of a label).
   std::array<Extent, 128> extent{};
   std::array<std::size_t, 128> seen_in{};
@@ -69,6 +91,22 @@ VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const 
       }
     }
   }
+  return extent;
+}
+
+VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
+                           SourceLocation origin) {
+  check_new_name(name);
+  if (operands.size() != einsum.arity())
+    throw Error("einsum '" + einsum.equation() + "' takes " + std::to_string(einsum.arity()) + " operand(s), got " +
+                std::to_string(operands.size()));
+  if (einsum.arity() < 1 || einsum.arity() > 2)
+    throw Error("a graph vertex applies an einsum to one or two operands, not " + std::to_string(einsum.arity()));
+  if (einsum.arity() == 1 && einsum.join != JoinOp::mul)
+    throw Error("join=" + std::string(op_name(einsum.join)) +
+                " needs two operands; a unary einsum has only map= and agg=");
+
+  const auto extent = label_extents(einsum, operands);
   Bound bound;
   for (char c : einsum.output) bound.push_back(extent[static_cast<unsigned char>(c)]);
   check_bound(bound, "einsum '" + name + "'");
@@ -76,7 +114,7 @@ VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const 
   return vertices_.size() - 1;
 }
 
-void Graph::mark_output(VertexId v) {
+void Graph::output(VertexId v) {
   if (v >= vertices_.size()) throw Error("output " + std::to_string(v) + " is not a vertex");
   if (std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end())
     throw Error("'" + vertices_[v].name + "' is already an output");

@@ -6,6 +6,7 @@
 #include <einrel_EinSum.hpp>
 #include <einrel_Error.hpp>
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -34,17 +35,39 @@ class OperandError : public PositionedError {
   using PositionedError::PositionedError;
 };
 
-// A DAG of EinSum vertices. Vertices are added after their operands, so the insertion order is a
-// topological order. Every add_* call validates (names, ranks, label extents, dtypes) and throws Error.
+// How the builder API applies an einsum: its ops and, optionally, the vertex name (generated when
+// empty) and where a graph file wrote it.
+struct EinsumOptions {
+  JoinOp join = JoinOp::mul;
+  AggOp agg = AggOp::sum;
+  MapOp map{};
+  std::string name;
+  SourceLocation origin{};
+};
+
+// A DAG of EinSum vertices (an EinGraph, eindecomp.txt §5). Vertices are added after their operands, so
+// the insertion order is a topological order. Every call validates (names, ranks, label extents, dtypes,
+// ops) and throws Error; a failed call leaves the graph unchanged.
 class Graph {
  public:
-  VertexId add_input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin = {});
-  // Infers the output bound from the operands; throws OperandError when an operand does not fit.
+  // Builder API: Graph g; auto A = g.input("A", Dtype::f64, {1000, 100}); auto T = g.einsum("ij,jk->ik", A, B);
+  VertexId input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin = {});
+  // Any number of operands: three or more are decomposed into binary vertices (see einrel_GraphMacros.cpp);
+  // the returned vertex holds the result.
+  VertexId einsum(std::string_view equation, const std::vector<VertexId>& operands, const EinsumOptions& options = {});
+  VertexId einsum(std::string_view equation, VertexId x, const EinsumOptions& options = {});
+  VertexId einsum(std::string_view equation, VertexId x, VertexId y, const EinsumOptions& options = {});
+  // Softmax over the last dimension of x (rank >= 1), as four vertices: max, sub+exp, sum, div
+  // (eindecomp.txt §3). Helper vertices are named NAME__max, NAME__exp, NAME__sum.
+  VertexId softmax(VertexId x, const std::string& name = "", SourceLocation origin = {});
+  void output(VertexId v);
+  // Throws Error unless the graph has at least one output. (The other properties hold by construction.)
+  void validate() const;
+
+  // One vertex with one or two operands; infers the output bound from the operands and throws
+  // OperandError when an operand does not fit.
   VertexId add_einsum(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
                       SourceLocation origin = {});
-  VertexId add_einsum(const std::string& name, std::string_view equation, const std::vector<VertexId>& operands,
-                      SourceLocation origin = {});
-  void mark_output(VertexId v);
 
   std::size_t size() const { return vertices_.size(); }
   const Vertex& vertex(VertexId v) const { return vertices_.at(v); }
@@ -54,6 +77,12 @@ class Graph {
 
  private:
   void check_new_name(const std::string& name) const;
+  std::string fresh_name() const;
+  // The extent of every label (indexed by character), checking ranks, dtypes and that a label has one
+  // extent in all operands; throws OperandError naming the operand.
+  std::array<Extent, 128> label_extents(const EinSum& einsum, const std::vector<VertexId>& operands) const;
+  VertexId add_nary(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
+                    const SourceLocation& origin);
 
   std::vector<Vertex> vertices_;
   std::vector<VertexId> outputs_;

@@ -1,6 +1,7 @@
 #include <einrel_GraphFile.hpp>
 
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -8,7 +9,7 @@ namespace einrel {
 namespace {
 
 struct Token {
-  enum Kind { identifier, integer, string, punct, end } kind = end;
+  enum Kind { identifier, number, string, punct, end } kind = end;
   std::string text;
   int column = 0;  // 1-based
 };
@@ -39,10 +40,15 @@ std::vector<Token> tokenize(const std::string& line, const SourceLocation& at) {
       while (j < line.size() && is_ident_char(line[j])) ++j;
       tokens.push_back({Token::identifier, line.substr(i, j - i), column});
       i = j;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-') {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+      // A number: extents and map constants ("12", "-2.5e-1"); its reader checks the exact form.
       std::size_t j = i + 1;
-      while (j < line.size() && is_ident_char(line[j])) ++j;
-      tokens.push_back({Token::integer, line.substr(i, j - i), column});
+      auto continues = [&](std::size_t k) {
+        const char d = line[k];
+        return is_ident_char(d) || d == '.' || ((d == '-' || d == '+') && (line[k - 1] == 'e' || line[k - 1] == 'E'));
+      };
+      while (j < line.size() && continues(j)) ++j;
+      tokens.push_back({Token::number, line.substr(i, j - i), column});
       i = j;
     } else if (c == '"') {
       const std::size_t close = line.find('"', i + 1);
@@ -136,12 +142,12 @@ class LineParser {
     Bound bound;
     if (!accept_punct(']')) {
       do {
-        const Token& e = expect(Token::integer, "an extent (a positive integer)");
+        const Token& e = expect(Token::number, "an extent (a positive integer)");
         bound.push_back(extent(e));
       } while (accept_punct(','));
       expect_punct(']', "to close the shape");
     }
-    located(name, [&] { return graph_.add_input(name.text, *dtype, bound, at(name)); });
+    located(name, [&] { return graph_.input(name.text, *dtype, bound, at(name)); });
   }
 
   Extent extent(const Token& t) const {
@@ -163,42 +169,47 @@ class LineParser {
       const Token& name = expect(Token::identifier, "a tensor name");
       const VertexId v = operand(name);
       located(name, [&] {
-        graph_.mark_output(v);
+        graph_.output(v);
         return 0;
       });
     } while (accept_punct(','));
   }
 
-  // NAME = einsum("equation", X[, Y] [, join=mul] [, agg=sum])
+  // NAME = einsum("equation", X, ... [, join=OP] [, agg=OP] [, map=F]) | NAME = softmax(X)
   void assignment() {
     const Token& name = next();
     expect_punct('=', "after the tensor name");
-    const Token& fn = expect(Token::identifier, "a function such as einsum");
-    if (fn.text != "einsum") throw ParseError(at(fn), "unknown function '" + fn.text + "' (expected einsum)");
+    const Token& fn = expect(Token::identifier, "a function (einsum or softmax)");
+    if (fn.text == "softmax") return softmax(name);
+    if (fn.text != "einsum")
+      throw ParseError(at(fn), "unknown function '" + fn.text + "' (expected einsum or softmax)");
     expect_punct('(', "after einsum");
     const Token& eq = expect(Token::string, "the equation string, e.g. \"ij,jk->ik\"");
     std::vector<const Token*> operands;
+    EinsumOptions options;
+    options.name = name.text;
+    options.origin = at(name);
+    std::string keywords_seen;
     while (accept_punct(',')) {
       const Token& t = expect(Token::identifier, "an operand name or a keyword argument");
       if (accept_punct('=')) {
-        keyword(t);
+        keyword(t, options, keywords_seen);
+      } else if (!keywords_seen.empty()) {
+        fail(t, "expected a keyword argument (operands come before join=, agg=, map=)");
       } else {
         operands.push_back(&t);
       }
     }
     expect_punct(')', "to close einsum(...)");
+    if (operands.empty()) fail(eq, "expected at least one operand after the equation");
 
-    EinSum spec;
-    try {
-      spec = EinSum::parse(eq.text, operands.size());
-    } catch (const EquationError& e) {
-      // +1 skips the opening quote
-      throw ParseError({line_.file, line_.line, eq.column + 1 + static_cast<int>(e.position())}, e.what());
-    }
     std::vector<VertexId> ids;
     for (const Token* t : operands) ids.push_back(operand(*t));
     try {
-      graph_.add_einsum(name.text, spec, ids, at(name));
+      graph_.einsum(eq.text, ids, options);
+    } catch (const EquationError& e) {
+      // +1 skips the opening quote
+      throw ParseError({line_.file, line_.line, eq.column + 1 + static_cast<int>(e.position())}, e.what());
     } catch (const OperandError& e) {
       throw ParseError(at(*operands.at(e.position())), e.what());
     } catch (const Error& e) {
@@ -206,19 +217,62 @@ class LineParser {
     }
   }
 
-  // The default ops may be spelled out; the other ops of DESIGN.md §2 are not implemented yet.
-  void keyword(const Token& key) {
-    const Token& value = expect(Token::identifier, "an op name after '" + key.text + "='");
-    const bool known = (key.text == "join" && value.text == "mul") || (key.text == "agg" && value.text == "sum") ||
-                       (key.text == "map" && value.text == "identity");
+  // softmax(X): the macro of DESIGN.md §4.1.
+  void softmax(const Token& name) {
+    expect_punct('(', "after softmax");
+    const Token& x = expect(Token::identifier, "the tensor to apply softmax to");
+    expect_punct(')', "to close softmax(...): it takes one tensor");
+    const VertexId v = operand(x);
+    try {
+      graph_.softmax(v, name.text, at(name));
+    } catch (const OperandError& e) {
+      throw ParseError(at(x), e.what());
+    } catch (const Error& e) {
+      throw ParseError(at(name), e.what());
+    }
+  }
+
+  // join=OP, agg=OP or map=F / map=F(CONSTANT).
+  void keyword(const Token& key, EinsumOptions& options, std::string& seen) {
     if (key.text != "join" && key.text != "agg" && key.text != "map")
       throw ParseError(at(key), "unknown keyword argument '" + key.text + "' (expected join, agg or map)");
-    if (!known)
-      throw ParseError(at(value), "unsupported " + key.text + " op '" + value.text + "' (supported: " +
-                                      (key.text == "join"  ? "mul"
-                                       : key.text == "agg" ? "sum"
-                                                           : "identity") +
-                                      ")");
+    if (seen.find(" " + key.text + " ") != std::string::npos)
+      throw ParseError(at(key), "expected each keyword argument once, found a second '" + key.text + "='");
+    seen += " " + key.text + " ";
+    const Token& value = expect(Token::identifier, "an op name after '" + key.text + "='");
+    if (key.text == "join") {
+      const auto op = parse_join_op(value.text);
+      if (!op) fail(value, "expected a join op (" + join_op_names() + ")");
+      options.join = *op;
+    } else if (key.text == "agg") {
+      const auto op = parse_agg_op(value.text);
+      if (!op) fail(value, "expected an agg op (" + agg_op_names() + ")");
+      options.agg = *op;
+    } else {
+      const auto kind = parse_map_kind(value.text);
+      if (!kind) fail(value, "expected a map (" + map_names() + ")");
+      options.map.kind = *kind;
+      if (MapOp::takes_constant(*kind)) {
+        expect_punct('(', "after map=" + value.text + ": it takes a constant, e.g. " + value.text + "(0.5)");
+        options.map.constant = constant(expect(Token::number, "a number"));
+        expect_punct(')', "to close " + value.text + "(...)");
+      } else if (peek().kind == Token::punct && peek().text == "(") {
+        fail(peek(), "expected ',' or ')' (map=" + value.text + " takes no constant)");
+      }
+    }
+  }
+
+  double constant(const Token& t) const {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(t.text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != t.text.size() || !std::isfinite(value))
+      throw ParseError(at(t), "expected a finite decimal number, found '" + t.text + "'");
+    return value;
   }
 
   std::vector<Token> tokens_;

@@ -15,6 +15,10 @@ Graph parse_graph(std::string_view text, const std::string& filename);
 // Reads and parses a graph file; throws Error when it cannot be read.
 Graph read_graph_file(const std::string& path);
 
+// Writes `graph` in the same language, one statement per vertex (macros appear expanded), ops only where
+// they differ from the defaults: parse_graph(print_graph(g)) rebuilds g exactly.
+std::string print_graph(const Graph& graph);
+
 }  // namespace einrel
 
 #endif

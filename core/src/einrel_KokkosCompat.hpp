@@ -29,6 +29,21 @@ auto create_host_mirror_uninitialized(const View& view) {
 #endif
 }
 
+// Device-callable math: Kokkos 3.4 keeps these in Kokkos::Experimental, 3.7 and later in Kokkos.
+#if KOKKOS_VERSION >= 30700
+using Kokkos::exp;
+using Kokkos::log;
+using Kokkos::pow;
+using Kokkos::sqrt;
+using Kokkos::tanh;
+#else
+using Kokkos::Experimental::exp;
+using Kokkos::Experimental::log;
+using Kokkos::Experimental::pow;
+using Kokkos::Experimental::sqrt;
+using Kokkos::Experimental::tanh;
+#endif
+
 }  // namespace einrel::compat
 
 #endif

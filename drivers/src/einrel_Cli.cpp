@@ -3,6 +3,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_RunCommand.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,10 +14,13 @@ namespace {
 constexpr const char* usage = R"(usage: einrel <command> [options]
 
 commands:
-  run GRAPH (--input IN.h5 | --random SEED) [--output OUT.h5] [--report REPORT.json]
+  run GRAPH (--input IN.h5 | --random SEED) [--output OUT.h5] [--report REPORT.json] [--procs P] [--check]
       Runs the EinSum graph file GRAPH. Inputs are the root datasets of IN.h5 named like the graph's
       inputs (or uniform random values in [-1,1) from SEED); outputs are written as root datasets of
-      OUT.h5 named like the graph's outputs. Prints a per-vertex summary.
+      OUT.h5 named like the graph's outputs. Every vertex runs as tensor relations partitioned for P
+      processors (a power of two; default: the number of ranks rounded up to one). --check also
+      evaluates without partitioning and fails if the results differ by more than rounding. Prints a
+      per-vertex summary.
 
 options:
   -h, --help      this text
@@ -31,8 +35,9 @@ struct ParsedArgs {
   std::map<std::string, std::string> options;
 };
 
+// `known` options take a value, `flags` take none.
 ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<std::string>& known,
-                      const std::string& command) {
+                      const std::vector<std::string>& flags, const std::string& command) {
   ParsedArgs parsed;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -42,11 +47,14 @@ ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<st
     }
     const auto eq = a.find('=');
     const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    bool is_known = false;
-    for (const auto& k : known) is_known = is_known || k == name;
-    if (!is_known) throw Error("unknown option '--" + name + "' for '" + command + "' (see einrel --help)");
+    const bool is_flag = std::find(flags.begin(), flags.end(), name) != flags.end();
+    if (!is_flag && std::find(known.begin(), known.end(), name) == known.end())
+      throw Error("unknown option '--" + name + "' for '" + command + "' (see einrel --help)");
     if (parsed.options.count(name)) throw Error("option '--" + name + "' is given twice");
-    if (eq != std::string::npos) {
+    if (is_flag) {
+      if (eq != std::string::npos) throw Error("option '--" + name + "' takes no value");
+      parsed.options[name] = "1";
+    } else if (eq != std::string::npos) {
       parsed.options[name] = a.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       parsed.options[name] = args[++i];
@@ -76,8 +84,21 @@ std::uint64_t parse_seed(const std::string& s) {
   return value;
 }
 
+std::int64_t parse_procs(const std::string& s) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || value < 1 || (value & (value - 1)) != 0 || value > (1LL << 40))
+    throw Error("--procs needs a power of two (1, 2, 4, ...), got '" + s + "'");
+  return value;
+}
+
 void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"input", "output", "report", "random"}, "run");
+  const ParsedArgs p = parse_args(args, {"input", "output", "report", "random", "procs"}, {"check"}, "run");
   if (p.positional.size() != 1)
     throw Error(p.positional.empty()
                     ? "run needs a graph file: einrel run GRAPH ..."
@@ -88,6 +109,8 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   options.output = option(p, "output");
   options.report = option(p, "report");
   if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
+  if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
+  options.check = option(p, "check").has_value();
   run_graph(comm, options, out);
 }
 

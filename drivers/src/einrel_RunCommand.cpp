@@ -2,12 +2,17 @@
 #include <einrel_Evaluator.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_Hdf5Io.hpp>
+#include <einrel_PartitionedEvaluator.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_RunReport.hpp>
+#include <einrel_SplitLargest.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Teuchos_TimeMonitor.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 
 namespace einrel {
@@ -39,10 +44,55 @@ io::HostData to_host(const AnyTensor<Memory>& t) {
   return std::visit([](const auto& x) -> io::HostData { return tensor_to_host(x); }, t);
 }
 
+// The smallest power of two >= n.
+Extent power_of_two_at_least(Extent n) {
+  Extent p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// max|a - b| / max|b| over all elements (0 when both are zero): the normwise relative difference.
+double relative_difference(const io::HostData& a, const io::HostData& b) {
+  return std::visit(
+      [&](const auto& x) {
+        const auto& y = std::get<std::decay_t<decltype(x)>>(b);
+        double diff = 0, scale = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          const double d = std::abs(static_cast<double>(x[i]) - static_cast<double>(y[i]));
+          diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
+          scale = std::max(scale, std::abs(static_cast<double>(y[i])));
+        }
+        return diff == 0 ? 0.0 : diff / std::max(scale, std::numeric_limits<double>::min());
+      },
+      a);
+}
+
+// Bound for --check: partitioning changes only the order in which ⊕ combines terms, so the difference
+// grows like the rounding of the longest aggregation (sqrt of its length for random signs).
+double check_tolerance(const Graph& graph) {
+  double tol = 0;
+  for (const Vertex& v : graph.vertices()) {
+    if (v.is_input()) continue;
+    Extent terms = 1;
+    for (char c : v.einsum->aggregated_labels())
+      for (std::size_t k = 0; k < v.inputs.size(); ++k)
+        if (const auto pos = v.einsum->inputs[k].find(c); pos != std::string::npos) {
+          terms *= graph.vertex(v.inputs[k]).bound[pos];
+          break;
+        }
+    const double eps =
+        v.dtype == Dtype::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    tol = std::max(tol, 100 * eps * std::sqrt(static_cast<double>(terms)));
+  }
+  return tol;
+}
+
 void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
   const Graph graph = read_graph_file(options.graph);
   if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
   if (!options.input && !options.random_seed) throw Error("no input data: give --input FILE.h5 or --random SEED");
+  const Extent procs = options.procs ? *options.procs : power_of_two_at_least(num_ranks);
+  const std::vector<partition::PartitionVector> plan = partition::split_largest(graph, procs);
 
   // Wall-clock phase timers (MPI_Wtime underneath).
   Teuchos::Time read_timer("einrel run: inputs"), eval_timer("einrel run: evaluation"),
@@ -59,11 +109,12 @@ void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
       values[v] = to_device(vertex.name, vertex.bound, data);
     }
   }
-  std::optional<Evaluation<Memory>> evaluated;
+  std::optional<Evaluation<Memory>> evaluated, reference;
   {
     Teuchos::TimeMonitor timing(eval_timer);
-    evaluated = evaluate_unpartitioned(Exec{}, graph, std::move(values));
+    evaluated = evaluate_partitioned(Exec{}, graph, values, plan);
   }
+  if (options.check) reference = evaluate_unpartitioned(Exec{}, graph, std::move(values));
   const Evaluation<Memory>& result = *evaluated;
 
   RunReport report;
@@ -72,15 +123,27 @@ void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
   report.computing_ranks = 1;
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
-  report.planner = "none";
+  report.planner = "split-largest";
+  report.procs = procs;
   report.total_seconds = eval_timer.totalElapsedTime();
   report.input_seconds = read_timer.totalElapsedTime();
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    // One rank holds every block: the vertex is its kernel, and nothing moves.
-    report.vertices.push_back(
-        {vertex.name, vertex.einsum->equation(), vertex.bound, result.seconds[v], result.seconds[v], 0});
+    // One rank holds every block: nothing moves between ranks.
+    report.vertices.push_back({vertex.name, vertex.einsum->equation(), vertex.bound, plan[v].str(), result.seconds[v],
+                               result.kernel_seconds[v], 0});
+  }
+  if (reference) {
+    report.check_error = 0.0;
+    report.check_tolerance = check_tolerance(graph);
+    for (VertexId v : graph.outputs())
+      report.check_error = std::max(*report.check_error,
+                                    relative_difference(to_host(*result.values[v]), to_host(*reference->values[v])));
+    if (!(*report.check_error <= *report.check_tolerance))
+      throw Error("check failed: the partitioned evaluation differs from the unpartitioned one by " +
+                  std::to_string(*report.check_error) + " (relative), more than the tolerance " +
+                  std::to_string(*report.check_tolerance));
   }
 
   // The report is staged first so that either every requested file appears or none does.

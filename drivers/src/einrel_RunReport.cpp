@@ -43,14 +43,17 @@ std::string report_json(const RunReport& r) {
   j << "{\n  \"graph\": " << json_string(r.graph) << ",\n  \"ranks\": " << r.ranks
     << ",\n  \"computing_ranks\": " << r.computing_ranks << ",\n  \"backend\": " << json_string(r.backend)
     << ",\n  \"threads\": " << r.threads << ",\n  \"planner\": " << json_string(r.planner)
+    << ",\n  \"procs\": " << r.procs
+    << ",\n  \"check_max_relative_error\": " << (r.check_error ? json_number(*r.check_error) : "null")
     << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
     << ",\n  \"input_seconds\": " << json_number(r.input_seconds) << ",\n  \"vertices\": [";
   for (std::size_t i = 0; i < r.vertices.size(); ++i) {
     const VertexReport& v = r.vertices[i];
     j << (i ? "," : "") << "\n    {\"name\": " << json_string(v.name) << ", \"equation\": " << json_string(v.equation)
-      << ", \"shape\": " << to_string(v.bound) << ", \"seconds\": " << json_number(v.seconds)
-      << ", \"kernel_seconds\": " << json_number(v.kernel_seconds) << ", \"floats_moved\": " << v.floats_moved << "}";
+      << ", \"shape\": " << to_string(v.bound) << ", \"partition\": " << json_string(v.partition)
+      << ", \"seconds\": " << json_number(v.seconds) << ", \"kernel_seconds\": " << json_number(v.kernel_seconds)
+      << ", \"floats_moved\": " << v.floats_moved << "}";
   }
   j << (r.vertices.empty() ? "]" : "\n  ]") << "\n}\n";
   return j.str();
@@ -60,18 +63,21 @@ void print_summary(const RunReport& r, std::ostream& out) {
   out << "einrel run " << r.graph << "\n"
       << "  ranks: " << r.ranks << " started, " << r.computing_ranks << " computing; backend: " << r.backend << " ("
       << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n"
-      << "  planner: " << r.planner
+      << "  planner: " << r.planner << " for p = " << r.procs
       << "; predicted cost: " << (r.predicted_cost ? json_number(*r.predicted_cost) + " floats" : std::string("n/a"))
       << "\n";
   out << "  " << std::left << std::setw(16) << "vertex" << std::setw(20) << "equation" << std::setw(18) << "shape"
-      << std::right << std::setw(12) << "seconds" << std::setw(14) << "floats moved"
+      << std::setw(20) << "partition" << std::right << std::setw(12) << "seconds" << std::setw(14) << "floats moved"
       << "\n";
   for (const auto& v : r.vertices)
     out << "  " << std::left << std::setw(16) << v.name << std::setw(20) << v.equation << std::setw(18)
-        << to_string(v.bound) << std::right << std::setw(12) << std::fixed << std::setprecision(6) << v.seconds
-        << std::setw(14) << v.floats_moved << "\n";
+        << to_string(v.bound) << std::setw(20) << v.partition << std::right << std::setw(12) << std::fixed
+        << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
   out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
       << " s), floats moved: " << r.floats_moved() << "\n";
+  if (r.check_error)
+    out << "  check: max relative error " << std::scientific << std::setprecision(2) << *r.check_error
+        << " against the unpartitioned evaluation (tolerance " << *r.check_tolerance << ")\n";
   out.unsetf(std::ios::floatfield);
 }
 

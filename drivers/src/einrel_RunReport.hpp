@@ -15,6 +15,7 @@ struct VertexReport {
   std::string name;
   std::string equation;
   Bound bound;
+  std::string partition;      // the partition vector, e.g. "{i:2,j:1,k:2}"
   double seconds = 0;         // the whole vertex: redistribution + kernels + aggregation
   double kernel_seconds = 0;  // block kernels only
   Extent floats_moved = 0;
@@ -27,10 +28,13 @@ struct RunReport {
   std::string backend;
   int threads = 1;
   std::string planner;
+  Extent procs = 1;
   double total_seconds = 0;  // evaluation of the graph, inputs loaded
   double input_seconds = 0;  // reading (or generating) the inputs
   std::vector<VertexReport> vertices;
   std::optional<double> predicted_cost;  // none until a planner predicts one
+  // --check: the largest normwise relative difference from the unpartitioned evaluation, and its bound
+  std::optional<double> check_error, check_tolerance;
 
   Extent floats_moved() const;
 };

@@ -14,13 +14,21 @@
 namespace einrel::kernels {
 
 // One thread per output element: locate its X and Y elements from the output coordinates, then walk
-// the aggregated labels with an odometer, summing X*Y (eindecomp.txt §3, the EinSum definition with
-// ⊗ = mul and ⊕ = sum). Unary EinSums (HasY = false) sum X alone.
+// the aggregated labels with an odometer, folding f(⊗(x, y)) (or f(x) for a unary EinSum, HasY = false)
+// with ⊕ (eindecomp.txt §3, equation 2). Aggregations start from the first term, so no identity of ⊕ is
+// needed and every output has at least one term (extents are positive).
 template <class Scalar, class MemorySpace, bool HasY>
 struct EinsumFunctor {
   Kokkos::View<const Scalar*, MemorySpace> x, y;
   Kokkos::View<Scalar*, MemorySpace> z;
   EinsumIndexing ix;
+  JoinOp join;
+  AggOp agg;
+  MapOp map;
+
+  KOKKOS_INLINE_FUNCTION Scalar term(Extent ox, Extent oy) const {
+    return apply_map(map, HasY ? apply_join(join, x(ox), y(oy)) : x(ox));
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const {
     Extent ox = 0, oy = 0, rest = i;
@@ -32,9 +40,8 @@ struct EinsumFunctor {
     }
     Kokkos::Array<Extent, max_labels> count;
     for (int l = 0; l < ix.num_agg; ++l) count[l] = 0;
-    Scalar acc = 0;
-    for (Extent a = 0; a < ix.agg_size; ++a) {
-      acc += HasY ? x(ox) * y(oy) : x(ox);
+    Scalar acc = term(ox, oy);
+    for (Extent a = 1; a < ix.agg_size; ++a) {
       // advance the odometer over the aggregated labels, last label fastest
       for (int l = ix.num_agg - 1; l >= 0; --l) {
         ox += ix.agg_x[l];
@@ -44,9 +51,20 @@ struct EinsumFunctor {
         if (HasY) oy -= ix.agg_y[l] * ix.agg_extent[l];
         count[l] = 0;
       }
+      acc = apply_agg(agg, acc, term(ox, oy));
     }
     z(i) = acc;
   }
+};
+
+// acc(i) = acc(i) ⊕ in(i): how aggregation combines partial results of one output block.
+template <class Scalar, class MemorySpace>
+struct AccumulateFunctor {
+  Kokkos::View<Scalar*, MemorySpace> acc;
+  Kokkos::View<const Scalar*, MemorySpace> in;
+  AggOp agg;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const { acc(i) = apply_agg(agg, acc(i), in(i)); }
 };
 
 // Z = einsum(e, X[, Y]) on `exec`. Z must already have the output bound. Asynchronous on `exec`.
@@ -68,12 +86,24 @@ void einsum(const ExecutionSpace& exec, const EinSum& e, const Tensor<Scalar, Me
   using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
   const std::string label = "einrel::einsum[" + e.equation() + "]";
   if (y) {
-    Kokkos::parallel_for(label, Policy(exec, 0, z.size()),
-                         EinsumFunctor<Scalar, MemorySpace, true>{x.view(), y->view(), z.view(), ix});
+    Kokkos::parallel_for(
+        label, Policy(exec, 0, z.size()),
+        EinsumFunctor<Scalar, MemorySpace, true>{x.view(), y->view(), z.view(), ix, e.join, e.agg, e.map});
   } else {
     Kokkos::parallel_for(label, Policy(exec, 0, z.size()),
-                         EinsumFunctor<Scalar, MemorySpace, false>{x.view(), {}, z.view(), ix});
+                         EinsumFunctor<Scalar, MemorySpace, false>{x.view(), {}, z.view(), ix, e.join, e.agg, e.map});
   }
+}
+
+// acc = acc ⊕ in elementwise (same bounds). Asynchronous on `exec`.
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+void accumulate(const ExecutionSpace& exec, AggOp agg, const Tensor<Scalar, MemorySpace>& acc,
+                const Tensor<Scalar, MemorySpace>& in) {
+  if (acc.bound() != in.bound())
+    throw Error("accumulate: shapes " + to_string(acc.bound()) + " and " + to_string(in.bound()) + " differ");
+  Kokkos::parallel_for("einrel::accumulate[" + std::string(op_name(agg)) + "]",
+                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, acc.size()),
+                       AccumulateFunctor<Scalar, MemorySpace>{acc.view(), in.view(), agg});
 }
 
 }  // namespace einrel::kernels

@@ -15,10 +15,10 @@ int main(int argc, char* argv[]) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     using Memory = Kokkos::DefaultExecutionSpace::memory_space;
     einrel::Graph g;
-    const auto a = g.add_input("A", einrel::Dtype::f64, {2, 3});
-    const auto b = g.add_input("B", einrel::Dtype::f64, {3});
-    const auto c = g.add_einsum("C", "ij,j->i", {a, b});
-    g.mark_output(c);
+    const auto a = g.input("A", einrel::Dtype::f64, {2, 3});
+    const auto b = g.input("B", einrel::Dtype::f64, {3});
+    const auto c = g.einsum("ij,j->i", a, b);
+    g.output(c);
 
     std::vector<std::optional<einrel::AnyTensor<Memory>>> values(g.size());
     values[a] = einrel::tensor_from_host<Memory>("A", {2, 3}, std::vector<double>{1, 2, 3, 4, 5, 6});

@@ -1,0 +1,112 @@
+// The graph language's macros: n-ary einsums decomposed into binary vertices, and softmax.
+#include <einrel_Graph.hpp>
+#include <einrel_GraphMacros.hpp>
+
+#include <map>
+#include <tuple>
+
+namespace einrel {
+
+std::vector<NaryStep> greedy_pairwise_order(const EinSum& e, const std::vector<Bound>& bounds) {
+  std::map<char, Extent> extent;
+  for (std::size_t k = 0; k < e.inputs.size(); ++k)
+    for (std::size_t d = 0; d < e.inputs[k].size(); ++d) extent[e.inputs[k][d]] = bounds.at(k).at(d);
+
+  std::vector<std::string> operands = e.inputs;
+  std::vector<NaryStep> steps;
+  while (operands.size() > 2) {
+    std::tuple<Extent, std::size_t, std::size_t> best{-1, 0, 0};
+    std::string best_labels;
+    for (std::size_t a = 0; a < operands.size(); ++a) {
+      for (std::size_t b = a + 1; b < operands.size(); ++b) {
+        auto needed = [&](char c) {
+          if (e.output.find(c) != std::string::npos) return true;
+          for (std::size_t k = 0; k < operands.size(); ++k)
+            if (k != a && k != b && operands[k].find(c) != std::string::npos) return true;
+          return false;
+        };
+        std::string labels;
+        Extent size = 1;
+        for (char c : operands[a] + operands[b])
+          if (labels.find(c) == std::string::npos && needed(c)) {
+            labels += c;
+            size *= extent[c];
+          }
+        if (std::get<0>(best) < 0 || size < std::get<0>(best)) {
+          best = {size, a, b};
+          best_labels = labels;
+        }
+      }
+    }
+    const auto [size, a, b] = best;
+    steps.push_back({a, b, best_labels});
+    operands[a] = best_labels;
+    operands.erase(operands.begin() + static_cast<std::ptrdiff_t>(b));
+  }
+  steps.push_back({0, 1, e.output});
+  return steps;
+}
+
+bool decomposes_pairwise(const EinSum& e) {
+  const bool semiring = (e.join == JoinOp::mul && e.agg == AggOp::sum) ||
+                        (e.join == JoinOp::add && (e.agg == AggOp::max || e.agg == AggOp::min));
+  return semiring && e.map.kind == MapKind::identity;
+}
+
+VertexId Graph::add_nary(const std::string& name, const EinSum& e, const std::vector<VertexId>& operands,
+                         const SourceLocation& origin) {
+  if (!decomposes_pairwise(e))
+    throw Error("an einsum of " + std::to_string(e.arity()) +
+                " operands is computed pairwise, which is exact only for join=mul,agg=sum or join=add with "
+                "agg=max or agg=min, and map=identity; got join=" +
+                std::string(op_name(e.join)) + ", agg=" + std::string(op_name(e.agg)) + ", map=" + map_spelling(e.map));
+  label_extents(e, operands);  // reports a mismatch at the operand the user wrote
+  std::vector<Bound> bounds;
+  for (VertexId v : operands) bounds.push_back(vertices_[v].bound);
+  const auto steps = greedy_pairwise_order(e, bounds);
+
+  std::vector<VertexId> current = operands;
+  std::vector<std::string> labels = e.inputs;
+  VertexId result = 0;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const NaryStep& step = steps[s];
+    EinSum pair = e;
+    pair.inputs = {labels[step.first], labels[step.second]};
+    pair.output = step.labels;
+    const bool last = s + 1 == steps.size();
+    result = add_einsum(last ? name : name + "__" + std::to_string(s + 1), pair,
+                        {current[step.first], current[step.second]}, origin);
+    current[step.first] = result;
+    labels[step.first] = step.labels;
+    current.erase(current.begin() + static_cast<std::ptrdiff_t>(step.second));
+    labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(step.second));
+  }
+  return result;
+}
+
+VertexId Graph::softmax(VertexId x, const std::string& name_or_empty, SourceLocation origin) {
+  if (x >= vertices_.size()) throw OperandError(0, "softmax operand is not a vertex");
+  const std::size_t rank = vertices_[x].bound.size();
+  if (rank == 0) throw OperandError(0, "softmax needs a tensor of rank >= 1; '" + vertices_[x].name + "' is 0-d");
+  const std::string name = name_or_empty.empty() ? fresh_name() : name_or_empty;
+  for (const char* part : {"__max", "__exp", "__sum", ""}) check_new_name(name + part);
+
+  // eindecomp.txt §3: C = max_j X, E = exp(X - C), S = sum_j E, Y = E / S over the last label j, batched
+  // over the others.
+  const std::string all = std::string("abcdefgh").substr(0, rank), batch = all.substr(0, rank - 1);
+  EinSum reduce_max = EinSum::parse(all + "->" + batch, 1);
+  reduce_max.agg = AggOp::max;
+  EinSum shifted_exp = EinSum::parse(all + "," + batch + "->" + all, 2);
+  shifted_exp.join = JoinOp::sub;
+  shifted_exp.map = {MapKind::exp, 0.0};
+  const EinSum reduce_sum = EinSum::parse(all + "->" + batch, 1);
+  EinSum divide = EinSum::parse(all + "," + batch + "->" + all, 2);
+  divide.join = JoinOp::div;
+
+  const VertexId c = add_einsum(name + "__max", reduce_max, {x}, origin);
+  const VertexId e = add_einsum(name + "__exp", shifted_exp, {x, c}, origin);
+  const VertexId s = add_einsum(name + "__sum", reduce_sum, {e}, origin);
+  return add_einsum(name, divide, {e, s}, origin);
+}
+
+}  // namespace einrel

@@ -1,0 +1,122 @@
+#ifndef EINREL_OPS_HPP
+#define EINREL_OPS_HPP
+
+#include <einrel_KokkosCompat.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace einrel {
+
+// The scalar functions of an EinSum (eindecomp.txt §3, DESIGN.md §2): the join ⊗ applied to each
+// matching pair of elements, the unary map f applied to the joined (or, for a unary EinSum, the input)
+// value, and the aggregation ⊕ over the labels not in the output. A contraction is (mul, sum).
+enum class JoinOp { mul, add, sub, div, max, min, sqdiff, absdiff };
+enum class AggOp { sum, max, min, prod };
+enum class MapKind { identity, exp, log, neg, abs, relu, square, sqrt, tanh, sigmoid, scale, shift, pow };
+
+// A unary map; scale, shift and pow carry a constant (c*x, x+c, x^c).
+struct MapOp {
+  MapKind kind = MapKind::identity;
+  double constant = 0.0;
+
+  static constexpr bool takes_constant(MapKind k) {
+    return k == MapKind::scale || k == MapKind::shift || k == MapKind::pow;
+  }
+  friend bool operator==(const MapOp& a, const MapOp& b) { return a.kind == b.kind && a.constant == b.constant; }
+  friend bool operator!=(const MapOp& a, const MapOp& b) { return !(a == b); }
+};
+
+std::string_view op_name(JoinOp op);
+std::string_view op_name(AggOp op);
+std::string_view op_name(MapKind kind);
+// "exp", "scale(0.125)": the graph-file spelling, constants in the shortest form that reads back exactly.
+std::string map_spelling(const MapOp& map);
+
+std::optional<JoinOp> parse_join_op(std::string_view name);
+std::optional<AggOp> parse_agg_op(std::string_view name);
+std::optional<MapKind> parse_map_kind(std::string_view name);
+// "mul, add, ...": for error messages.
+std::string join_op_names();
+std::string agg_op_names();
+std::string map_names();
+
+// The scalar semantics, usable in device code.
+template <class S>
+KOKKOS_INLINE_FUNCTION S apply_join(JoinOp op, S x, S y) {
+  switch (op) {
+    case JoinOp::mul:
+      return x * y;
+    case JoinOp::add:
+      return x + y;
+    case JoinOp::sub:
+      return x - y;
+    case JoinOp::div:
+      return x / y;
+    case JoinOp::max:
+      return x < y ? y : x;
+    case JoinOp::min:
+      return y < x ? y : x;
+    case JoinOp::sqdiff:
+      return (x - y) * (x - y);
+    case JoinOp::absdiff:
+      return x < y ? y - x : x - y;
+  }
+  return x;
+}
+
+template <class S>
+KOKKOS_INLINE_FUNCTION S apply_agg(AggOp op, S acc, S v) {
+  switch (op) {
+    case AggOp::sum:
+      return acc + v;
+    case AggOp::max:
+      return acc < v ? v : acc;
+    case AggOp::min:
+      return v < acc ? v : acc;
+    case AggOp::prod:
+      return acc * v;
+  }
+  return acc;
+}
+
+template <class S>
+KOKKOS_INLINE_FUNCTION S apply_map(const MapOp& map, S x) {
+  const S c = static_cast<S>(map.constant);
+  switch (map.kind) {
+    case MapKind::identity:
+      return x;
+    case MapKind::exp:
+      return compat::exp(x);
+    case MapKind::log:
+      return compat::log(x);
+    case MapKind::neg:
+      return -x;
+    case MapKind::abs:
+      return x < S(0) ? -x : x;
+    case MapKind::relu:
+      return x < S(0) ? S(0) : x;
+    case MapKind::square:
+      return x * x;
+    case MapKind::sqrt:
+      return compat::sqrt(x);
+    case MapKind::tanh:
+      return compat::tanh(x);
+    case MapKind::sigmoid:
+      return S(1) / (S(1) + compat::exp(-x));
+    case MapKind::scale:
+      return c * x;
+    case MapKind::shift:
+      return x + c;
+    case MapKind::pow:
+      return compat::pow(x, c);
+  }
+  return x;
+}
+
+}  // namespace einrel
+
+#endif
