@@ -82,19 +82,26 @@ def main():
                 print(f"case {n}: report vertex lacks fields: {v}")
                 failures += 1
 
-    # Missing dataset: one error line, non-zero exit, nothing written.
-    d = os.path.join(args.work_dir, "missing")
-    os.makedirs(d)
-    with open(os.path.join(d, "g.ein"), "w") as f:
-        f.write(CASES[0][0])
-    with h5py.File(os.path.join(d, "in.h5"), "w") as f:
-        f["A"] = np.zeros((37, 23))
-    p = run(launcher + ["g.ein", "--input", "in.h5", "--output", "out.h5"], cwd=d)
-    lines = p.stderr.strip().splitlines()
-    ok = (p.returncode != 0 and len(lines) == 1 and lines[0].startswith("einrel: error:")
-          and "has no dataset 'B'" in lines[0] and sorted(os.listdir(d)) == ["g.ein", "in.h5"])
-    print(f"missing dataset: exit {p.returncode}, stderr {lines}, files {sorted(os.listdir(d))} {'ok' if ok else 'FAIL'}")
-    failures += not ok
+    # Bad input files: one error line naming the problem, non-zero exit, nothing written.
+    bad_inputs = [
+        ("missing", {"A": np.zeros((37, 23))}, "has no dataset 'B'"),
+        ("misshaped", {"A": np.zeros((37, 22)), "B": np.zeros((23, 29))}, "'A'"),
+        ("mistyped", {"A": np.zeros((37, 23), np.float32), "B": np.zeros((23, 29))}, "'A'"),
+    ]
+    for name, datasets, expected in bad_inputs:
+        d = os.path.join(args.work_dir, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            f.write(CASES[0][0])
+        with h5py.File(os.path.join(d, "in.h5"), "w") as f:
+            for k, v in datasets.items():
+                f[k] = v
+        p = run(launcher + ["g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json"], cwd=d)
+        lines = p.stderr.strip().splitlines()
+        ok = (p.returncode != 0 and len(lines) == 1 and lines[0].startswith("einrel: error:")
+              and expected in lines[0] and sorted(os.listdir(d)) == ["g.ein", "in.h5"])
+        print(f"{name} input: exit {p.returncode}, stderr {lines}, files {sorted(os.listdir(d))} {'ok' if ok else 'FAIL'}")
+        failures += not ok
 
     print(f"{failures} failure(s) at {args.ranks} rank(s)")
     return 1 if failures else 0
