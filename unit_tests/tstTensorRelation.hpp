@@ -21,6 +21,15 @@ T64 iota(const Bound& b) {
 
 std::vector<double> host(const T64& t) { return tensor_to_host(t); }
 
+// acc += x elementwise on the device (outside the test bodies: NVCC rejects lambdas there).
+void add_into(const TEST_EXECSPACE& exec, const T64& acc, const T64& x) {
+  const auto a = acc.view();
+  const auto b = x.view();
+  Kokkos::parallel_for(
+      "add_into", Kokkos::RangePolicy<TEST_EXECSPACE>(exec, 0, acc.size()),
+      KOKKOS_LAMBDA(const int i) { a(i) += b(i); });
+}
+
 TEST(TEST_CATEGORY, TensorRelationBlocksFollowTheGrid) {
   TEST_EXECSPACE exec;
   const T64 t = iota({4, 4});
@@ -96,11 +105,8 @@ TEST(TEST_CATEGORY, JoinAndAggregateMultiplyMatrices) {
   const R64 joined = tra::join(ra.relation(), rb.relation(), {1}, {0}, matmul);
   EXPECT_EQ(joined.key_arity(), 3);  // <i, j, k>
   EXPECT_EQ(kernel_calls, 8);
-  const R64 summed = tra::aggregate(exec, joined, {0, 2}, [&](const T64& acc, const T64& x) {
-    Kokkos::parallel_for(
-        "add", Kokkos::RangePolicy<TEST_EXECSPACE>(exec, 0, acc.size()),
-        KOKKOS_LAMBDA(const int i) { acc.view()(i) += x.view()(i); });
-  });
+  const R64 summed =
+      tra::aggregate(exec, joined, {0, 2}, [&](const T64& acc, const T64& x) { add_into(exec, acc, x); });
   const TR64 product({6, 4}, {2, 2}, summed);
   test::expect_all_close(host(to_tensor(exec, product, "AB")),
                          test::reference_einsum(EinSum::parse("ij,jk->ik", 2), {{6, 5}, {5, 4}}, std::vector{a, b}),
