@@ -1,6 +1,9 @@
 #ifndef EINREL_EINSUMKERNEL_HPP
 #define EINREL_EINSUMKERNEL_HPP
 
+#include <einrel_Accumulate.hpp>
+#include <einrel_BlockedGeneric.hpp>
+#include <einrel_Contraction.hpp>
 #include <einrel_EinSum.hpp>
 #include <einrel_EinsumIndexing.hpp>
 #include <einrel_Error.hpp>
@@ -10,17 +13,17 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace einrel::kernels {
 
-// One thread per output element: locate its X and Y elements from the output coordinates, then walk
-// the aggregated labels with an odometer, folding f(⊗(x, y)) (or f(x) for a unary EinSum, HasY = false)
-// with ⊕ (eindecomp.txt §3, equation 2). Aggregations start from the first term, so no identity of ⊕ is
-// needed and every output has at least one term (extents are positive).
+// The generic ⊗/⊕ kernel (eindecomp.txt §3, equation 2): for an output element at (ox, oy) in X and Y,
+// folds f(⊗(x, y)) (f(x) for a unary EinSum, HasY = false) with ⊕ over aggregated positions [begin, end)
+// in C order. The last aggregated label is a tight inner loop; the others advance an odometer. Folds
+// start from their first term, so no identity of ⊕ is needed.
 template <class Scalar, class MemorySpace, bool HasY>
-struct EinsumFunctor {
+struct EinsumFold {
   Kokkos::View<const Scalar*, MemorySpace> x, y;
-  Kokkos::View<Scalar*, MemorySpace> z;
   EinsumIndexing ix;
   JoinOp join;
   AggOp agg;
@@ -30,20 +33,43 @@ struct EinsumFunctor {
     return apply_map(map, HasY ? apply_join(join, x(ox), y(oy)) : x(ox));
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const {
-    Extent ox = 0, oy = 0, rest = i;
+  // Offsets in X and Y of output element i.
+  KOKKOS_INLINE_FUNCTION void locate(Extent i, Extent& ox, Extent& oy) const {
+    ox = 0;
+    oy = 0;
     for (int l = ix.num_free - 1; l >= 0; --l) {
-      const Extent c = rest % ix.free_extent[l];
-      rest /= ix.free_extent[l];
+      const Extent c = i % ix.free_extent[l];
+      i /= ix.free_extent[l];
       ox += c * ix.free_x[l];
       if (HasY) oy += c * ix.free_y[l];
     }
+  }
+
+  KOKKOS_INLINE_FUNCTION Scalar fold(Extent ox, Extent oy, Extent begin, Extent end) const {
+    if (ix.num_agg == 0) return term(ox, oy);
+    const int last = ix.num_agg - 1;
     Kokkos::Array<Extent, max_labels> count;
-    for (int l = 0; l < ix.num_agg; ++l) count[l] = 0;
-    Scalar acc = term(ox, oy);
-    for (Extent a = 1; a < ix.agg_size; ++a) {
-      // advance the odometer over the aggregated labels, last label fastest
-      for (int l = ix.num_agg - 1; l >= 0; --l) {
+    Extent rest = begin;
+    for (int l = last; l >= 0; --l) {
+      count[l] = rest % ix.agg_extent[l];
+      rest /= ix.agg_extent[l];
+      if (l < last) {
+        ox += count[l] * ix.agg_x[l];
+        if (HasY) oy += count[l] * ix.agg_y[l];
+      }
+    }
+    const Extent n = ix.agg_extent[last], sx = ix.agg_x[last], sy = HasY ? ix.agg_y[last] : 0;
+    Extent t = count[last];
+    Scalar acc = term(ox + t * sx, oy + t * sy);
+    Extent a = begin + 1;
+    ++t;
+    while (a < end) {
+      const Extent stop = t + (end - a) < n ? t + (end - a) : n;
+      for (Extent u = t; u < stop; ++u) acc = apply_agg(agg, acc, term(ox + u * sx, oy + u * sy));
+      a += stop - t;
+      if (a >= end) break;
+      t = 0;  // next row: advance the odometer over the other aggregated labels
+      for (int l = last - 1; l >= 0; --l) {
         ox += ix.agg_x[l];
         if (HasY) oy += ix.agg_y[l];
         if (++count[l] < ix.agg_extent[l]) break;
@@ -51,26 +77,95 @@ struct EinsumFunctor {
         if (HasY) oy -= ix.agg_y[l] * ix.agg_extent[l];
         count[l] = 0;
       }
-      acc = apply_agg(agg, acc, term(ox, oy));
     }
-    z(i) = acc;
+    return acc;
   }
 };
 
-// acc(i) = acc(i) ⊕ in(i): how aggregation combines partial results of one output block.
-template <class Scalar, class MemorySpace>
-struct AccumulateFunctor {
-  Kokkos::View<Scalar*, MemorySpace> acc;
-  Kokkos::View<const Scalar*, MemorySpace> in;
-  AggOp agg;
+// One thread per output element; with accumulate, z = z ⊕ result.
+template <class Scalar, class MemorySpace, bool HasY>
+struct EinsumFunctor {
+  EinsumFold<Scalar, MemorySpace, HasY> f;
+  Kokkos::View<Scalar*, MemorySpace> z;
+  bool accumulate;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const { acc(i) = apply_agg(agg, acc(i), in(i)); }
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const {
+    Extent ox, oy;
+    f.locate(i, ox, oy);
+    const Scalar r = f.fold(ox, oy, 0, f.ix.agg_size);
+    z(i) = accumulate ? apply_agg(f.agg, z(i), r) : r;
+  }
 };
 
-// Z = einsum(e, X[, Y]) on `exec`. Z must already have the output bound. Asynchronous on `exec`.
+// Few outputs, long aggregations: every output's aggregation is cut into `chunks` ranges folded in
+// parallel into `partial`, then EinsumCombineFunctor folds each output's chunks in order.
+template <class Scalar, class MemorySpace, bool HasY>
+struct EinsumChunkFunctor {
+  EinsumFold<Scalar, MemorySpace, HasY> f;
+  Kokkos::View<Scalar*, MemorySpace> partial;
+  Extent chunks;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent w) const {
+    const Extent i = w / chunks, c = w % chunks, n = f.ix.agg_size;
+    Extent ox, oy;
+    f.locate(i, ox, oy);
+    partial(w) = f.fold(ox, oy, c * n / chunks, (c + 1) * n / chunks);
+  }
+};
+
+template <class Scalar, class MemorySpace>
+struct EinsumCombineFunctor {
+  Kokkos::View<const Scalar*, MemorySpace> partial;
+  Kokkos::View<Scalar*, MemorySpace> z;
+  Extent chunks;
+  AggOp agg;
+  bool accumulate;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const {
+    Scalar acc = partial(i * chunks);
+    for (Extent c = 1; c < chunks; ++c) acc = apply_agg(agg, acc, partial(i * chunks + c));
+    z(i) = accumulate ? apply_agg(agg, z(i), acc) : acc;
+  }
+};
+
+namespace detail {
+
+template <class ExecutionSpace, class Scalar, class MemorySpace, bool HasY>
+void generic_einsum(const ExecutionSpace& exec, const EinSum& e, const EinsumFold<Scalar, MemorySpace, HasY>& fold,
+                    const Tensor<Scalar, MemorySpace>& z, bool accumulate) {
+  using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
+  const std::string label = "einrel::einsum[" + e.equation() + "]";
+  const Extent outputs = z.size(), terms = fold.ix.agg_size, threads = exec.concurrency();
+  if (outputs >= 2 * threads || terms < 1024) {
+    Kokkos::parallel_for(label, Policy(exec, 0, outputs),
+                         EinsumFunctor<Scalar, MemorySpace, HasY>{fold, z.view(), accumulate});
+    return;
+  }
+  const Extent wanted = (8 * threads + outputs - 1) / outputs, chunks = wanted < terms / 256 ? wanted : terms / 256;
+  Kokkos::View<Scalar*, MemorySpace> partial(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "/partial"),
+                                             outputs * chunks);
+  Kokkos::parallel_for(label + "/chunks", Policy(exec, 0, outputs * chunks),
+                       EinsumChunkFunctor<Scalar, MemorySpace, HasY>{fold, partial, chunks});
+  Kokkos::parallel_for(label + "/combine", Policy(exec, 0, outputs),
+                       EinsumCombineFunctor<Scalar, MemorySpace>{partial, z.view(), chunks, e.agg, accumulate});
+}
+
+// Worth a GEMM: something is summed, the product has matrix shape, and there is enough work.
+inline bool use_gemm(const ContractionPlan& p) {
+  return p.k_size > 1 && (p.m_size > 1 || p.n_size > 1) && p.batch_size * p.m_size * p.n_size * p.k_size >= 4096;
+}
+
+}  // namespace detail
+
+// Z = einsum(e, X[, Y]) on `exec`; with accumulate, Z = Z ⊕ einsum(e, X[, Y]) (the aggregation's ⊕), the
+// mode partial results of one output block are combined in. Z must already have the output bound.
+// Contractions with matrix shape go through batched GEMM (einrel_Contraction.hpp), other matrix-shaped
+// binary EinSums through the blocked generic kernel (einrel_BlockedGeneric.hpp), everything else through
+// the generic kernel below. Asynchronous on `exec`.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 void einsum(const ExecutionSpace& exec, const EinSum& e, const Tensor<Scalar, MemorySpace>& x,
-            const std::optional<Tensor<Scalar, MemorySpace>>& y, const Tensor<Scalar, MemorySpace>& z) {
+            const std::optional<Tensor<Scalar, MemorySpace>>& y, const Tensor<Scalar, MemorySpace>& z,
+            bool accumulate = false) {
   static_assert(Kokkos::is_execution_space<ExecutionSpace>::value, "einsum needs a Kokkos execution space");
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible,
                 "einsum: the execution space cannot access the tensors' memory space");
@@ -83,27 +178,30 @@ void einsum(const ExecutionSpace& exec, const EinSum& e, const Tensor<Scalar, Me
   if (z.rank() != static_cast<int>(e.output.size()) || z.size() != expected)
     throw Error("einsum '" + e.equation() + "': output bound " + to_string(z.bound()) + " does not fit");
 
-  using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
-  const std::string label = "einrel::einsum[" + e.equation() + "]";
   if (y) {
-    Kokkos::parallel_for(
-        label, Policy(exec, 0, z.size()),
-        EinsumFunctor<Scalar, MemorySpace, true>{x.view(), y->view(), z.view(), ix, e.join, e.agg, e.map});
-  } else {
-    Kokkos::parallel_for(label, Policy(exec, 0, z.size()),
-                         EinsumFunctor<Scalar, MemorySpace, false>{x.view(), {}, z.view(), ix, e.join, e.agg, e.map});
+    const ContractionPlan plan = plan_contraction(e, x.bound(), y_bound);
+    if (e.is_contraction() && detail::use_gemm(plan)) {
+      contract(exec, plan, e, x, *y, z, accumulate,
+               [](const ExecutionSpace& ex, const EinSum& sum, const Tensor<Scalar, MemorySpace>& in,
+                  const Tensor<Scalar, MemorySpace>& out) {
+                 einsum(ex, sum, in, std::optional<Tensor<Scalar, MemorySpace>>{}, out);
+               });
+      return;
+    }
+    // The blocked kernel is instantiated for tensors in the execution space's own memory space.
+    if constexpr (std::is_same<MemorySpace, typename ExecutionSpace::memory_space>::value) {
+      if (use_blocked_generic(plan)) {
+        blocked_generic(exec, plan, e, x, *y, z, accumulate);
+        return;
+      }
+    }
   }
-}
-
-// acc = acc ⊕ in elementwise (same bounds). Asynchronous on `exec`.
-template <class ExecutionSpace, class Scalar, class MemorySpace>
-void accumulate(const ExecutionSpace& exec, AggOp agg, const Tensor<Scalar, MemorySpace>& acc,
-                const Tensor<Scalar, MemorySpace>& in) {
-  if (acc.bound() != in.bound())
-    throw Error("accumulate: shapes " + to_string(acc.bound()) + " and " + to_string(in.bound()) + " differ");
-  Kokkos::parallel_for("einrel::accumulate[" + std::string(op_name(agg)) + "]",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, acc.size()),
-                       AccumulateFunctor<Scalar, MemorySpace>{acc.view(), in.view(), agg});
+  if (y)
+    detail::generic_einsum(exec, e, EinsumFold<Scalar, MemorySpace, true>{x.view(), y->view(), ix, e.join, e.agg, e.map},
+                           z, accumulate);
+  else
+    detail::generic_einsum(exec, e, EinsumFold<Scalar, MemorySpace, false>{x.view(), {}, ix, e.join, e.agg, e.map}, z,
+                           accumulate);
 }
 
 }  // namespace einrel::kernels

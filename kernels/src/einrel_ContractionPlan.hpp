@@ -1,0 +1,42 @@
+#ifndef EINREL_CONTRACTIONPLAN_HPP
+#define EINREL_CONTRACTIONPLAN_HPP
+
+#include <einrel_Bound.hpp>
+#include <einrel_EinSum.hpp>
+
+#include <string>
+
+namespace einrel::kernels {
+
+// How a binary contraction (join mul, agg sum, no map) becomes batched GEMM. Labels fall into groups:
+// batch (in X, Y and Z), m (X and Z), n (Y and Z), k (X and Y, summed) and labels summed in one operand
+// only (x_only, y_only), which are reduced away before the GEMM. For every batch index b,
+//   Z_b[m, n] = Σ_k X_b[m, k] · Y_b[k, n]
+// with matrices in row-major (C) order. Each operand is used in place when its labels already read as
+// batch + one matrix group + the other, in the group orders chosen here (a transpose flag absorbs the
+// order of the two matrix groups, and Z in n-before-m order is computed as Z^T = Y^T X^T); otherwise it
+// is packed (permuted) into batch+m+k, batch+k+n or batch+m+n. The group orders are chosen to pack as few
+// elements as possible.
+struct ContractionPlan {
+  std::string batch, m, n, k, x_only, y_only;
+  Extent batch_size = 1, m_size = 1, n_size = 1, k_size = 1;
+  // Labels of X and Y after the single-operand reductions, as stored.
+  std::string x_labels, y_labels;
+  // The order the GEMM reads each operand in; it differs from the stored order only when packing.
+  std::string x_gemm, y_gemm, z_gemm;
+  bool pack_x = false, pack_y = false, pack_z = false;
+  bool trans_x = false;    // X_b stored as [k][m]
+  bool trans_y = false;    // Y_b stored as [n][k]
+  bool z_transposed = false;  // Z_b stored as [n][m]: computed as Y^T X^T
+
+  // Elements copied by packing (a measure of overhead).
+  Extent packed_elements(const Bound& x, const Bound& y, const Bound& z) const;
+};
+
+// Plans `e` for operands of these bounds. The grouping holds for any binary EinSum (the blocked generic
+// kernel uses it too); the single-operand reductions and the GEMM apply to contractions.
+ContractionPlan plan_contraction(const EinSum& e, const Bound& x_bound, const Bound& y_bound);
+
+}  // namespace einrel::kernels
+
+#endif

@@ -1,0 +1,221 @@
+#include <einrel_ContractionPlan.hpp>
+#include <einrel_EinsumKernel.hpp>
+#include <einrel_Permute.hpp>
+
+#include <einrel_TestHelpers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace {
+
+using namespace einrel;
+
+template <class Scalar>
+using T = Tensor<Scalar, TEST_MEMSPACE>;
+
+Bound bound_of(const std::string& labels, const std::map<char, Extent>& extent) {
+  Bound b;
+  for (char c : labels) b.push_back(extent.at(c));
+  return b;
+}
+
+// kernels::einsum on random operands in [lo, hi) against the loop-nest reference; with accumulate, Z
+// starts random and the expected result is Z0 ⊕ einsum.
+template <class Scalar>
+void check(const EinSum& e, const std::map<char, Extent>& extent, unsigned seed, bool accumulate = false,
+           double lo = -1, double hi = 1) {
+  const Bound xb = bound_of(e.inputs[0], extent), yb = bound_of(e.inputs[1], extent), zb = bound_of(e.output, extent);
+  const auto x = test::random_values<Scalar>(xb, seed, lo, hi), y = test::random_values<Scalar>(yb, seed + 1, lo, hi),
+             z0 = test::random_values<Scalar>(zb, seed + 2, lo, hi);
+  const auto z = tensor_from_host<TEST_MEMSPACE>("z", zb, accumulate ? z0 : std::vector<Scalar>(z0.size(), 0));
+  TEST_EXECSPACE exec;
+  kernels::einsum(exec, e, tensor_from_host<TEST_MEMSPACE>("x", xb, x),
+                  std::optional(tensor_from_host<TEST_MEMSPACE>("y", yb, y)), z, accumulate);
+  exec.fence();
+  auto expected = test::reference_einsum(e, {xb, yb}, std::vector{x, y});
+  if (accumulate)
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = test::reference_agg(e.agg, z0[i], expected[i]);
+  Extent terms = 1;
+  for (char c : e.aggregated_labels()) terms *= extent.at(c);
+  SCOPED_TRACE(e.equation() + " " + to_string(xb) + " " + to_string(yb) + (accumulate ? " accumulate" : ""));
+  test::expect_all_close(tensor_to_host(z), expected, test::sum_tolerance<Scalar>(terms + 1));
+}
+
+// Random contractions: every label group (batch, m, n, k, single-operand) with random sizes, random
+// label orders in X, Y and Z, extents from 1 to 37, so that GEMM, batched GEMM, packing, transposes
+// and the generic fallback all run.
+template <class Scalar>
+void check_random_contractions(unsigned seed) {
+  std::mt19937 gen(seed);
+  const std::vector<Extent> extents = {1, 2, 3, 5, 8, 13, 16, 37};
+  for (int trial = 0; trial < 60; ++trial) {
+    std::string letters = "abcdefghij";
+    std::shuffle(letters.begin(), letters.end(), gen);
+    std::size_t next = 0;
+    auto group = [&](int max) {  // the next 0..max unused letters
+      const std::string g = letters.substr(next, gen() % (max + 1));
+      next += g.size();
+      return g;
+    };
+    const std::string batch = group(2), m = group(2), n = group(2), x_only = group(1), y_only = group(1);
+    std::string k = group(2);
+    if (k.empty()) k = letters.substr(next++, 1);
+    std::map<char, Extent> extent;
+    Extent work = 1;
+    for (char c : batch + m + n + k + x_only + y_only) {
+      extent[c] = extents[gen() % extents.size()];
+      work *= extent[c];
+    }
+    if (work > 400000) continue;  // keep the reference loop nest fast
+    auto shuffled = [&](std::string s) {
+      std::shuffle(s.begin(), s.end(), gen);
+      return s;
+    };
+    const EinSum e = EinSum::parse(shuffled(batch + m + k + x_only) + "," + shuffled(batch + k + n + y_only) + "->" +
+                                       shuffled(batch + m + n),
+                                   2);
+    check<Scalar>(e, extent, seed + trial, trial % 3 == 0);
+  }
+}
+
+TEST(TEST_CATEGORY, RandomContractionsF64) { check_random_contractions<double>(21); }
+TEST(TEST_CATEGORY, RandomContractionsF32) { check_random_contractions<float>(22); }
+
+// The named shapes of the kernels issue, large enough for the GEMM path, in both dtypes.
+TEST(TEST_CATEGORY, GemmShapedContractions) {
+  const std::vector<std::pair<const char*, std::map<char, Extent>>> cases = {
+      {"ij,jk->ik", {{'i', 67}, {'j', 45}, {'k', 33}}},
+      {"ij,kj->ik", {{'i', 67}, {'j', 45}, {'k', 33}}},
+      {"ji,jk->ik", {{'i', 67}, {'j', 45}, {'k', 33}}},
+      {"ji,kj->ki", {{'i', 67}, {'j', 45}, {'k', 33}}},
+      {"ij,jk->ki", {{'i', 1}, {'j', 200}, {'k', 40}}},
+      {"bij,bjk->bik", {{'b', 20}, {'i', 6}, {'j', 7}, {'k', 5}}},
+      {"bij,bjk->bik", {{'b', 3}, {'i', 50}, {'j', 70}, {'k', 60}}},
+      {"abcd,cdef->feba", {{'a', 6}, {'b', 5}, {'c', 4}, {'d', 7}, {'e', 3}, {'f', 9}}},
+      {"ijk,jil->kl", {{'i', 9}, {'j', 11}, {'k', 13}, {'l', 7}}},
+      {"shd,thd->hst", {{'s', 17}, {'t', 19}, {'h', 3}, {'d', 8}}},
+      {"bi,oi->bo", {{'b', 31}, {'i', 64}, {'o', 29}}},
+      {"ij,j->i", {{'i', 300}, {'j', 70}}},
+  };
+  unsigned seed = 50;
+  for (const auto& [equation, extent] : cases) {
+    const EinSum e = EinSum::parse(equation, 2);
+    check<double>(e, extent, seed++);
+    check<float>(e, extent, seed++);
+    check<double>(e, extent, seed++, true);
+  }
+}
+
+// Matrix-shaped EinSums with other ops take the blocked generic kernel: every join with every agg, with
+// and without a map, in stored orders that need packing (X, Y) and a permuted result (Z).
+template <class Scalar>
+void check_blocked_generic() {
+  const std::map<char, Extent> extent = {{'b', 2}, {'i', 13}, {'j', 17}, {'k', 11}};
+  unsigned seed = 600;
+  for (JoinOp join : {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff,
+                      JoinOp::absdiff})
+    for (AggOp agg : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod}) {
+      EinSum e = EinSum::parse((seed / 2) % 2 ? "bij,bkj->bik" : "jib,kbj->kbi", 2);
+      e.join = join;
+      e.agg = agg;
+      check<Scalar>(e, extent, seed, seed % 3 == 0, 0.5, 1.5);
+      e.map = {MapKind::tanh, 0};
+      check<Scalar>(e, extent, seed + 1, seed % 3 == 1, 0.5, 1.5);
+      seed += 2;
+    }
+}
+
+TEST(TEST_CATEGORY, BlockedGenericKernelF64) { check_blocked_generic<double>(); }
+TEST(TEST_CATEGORY, BlockedGenericKernelF32) { check_blocked_generic<float>(); }
+
+TEST(TEST_CATEGORY, ContractionPlansUseOperandsInPlace) {
+  auto plan = [](const char* eq, const Bound& x, const Bound& y) {
+    return kernels::plan_contraction(EinSum::parse(eq, 2), x, y);
+  };
+  auto p = plan("ij,jk->ik", {4, 5}, {5, 6});
+  EXPECT_FALSE(p.pack_x || p.pack_y || p.pack_z || p.trans_x || p.trans_y || p.z_transposed);
+  EXPECT_EQ(p.m_size * p.n_size * p.k_size, 4 * 6 * 5);
+  p = plan("ij,kj->ik", {4, 5}, {6, 5});
+  EXPECT_TRUE(p.trans_y && !p.pack_y && !p.pack_x);
+  p = plan("ji,jk->ik", {5, 4}, {5, 6});
+  EXPECT_TRUE(p.trans_x && !p.pack_x);
+  p = plan("ij,jk->ki", {4, 5}, {5, 6});
+  EXPECT_TRUE(p.z_transposed && !p.pack_z);
+  p = plan("bij,bjk->bik", {3, 4, 5}, {3, 5, 6});
+  EXPECT_EQ(p.batch, "b");
+  EXPECT_EQ(p.batch_size, 3);
+  EXPECT_FALSE(p.pack_x || p.pack_y || p.pack_z);
+  // Multi-label groups read in place when their orders agree: m = ab, k = cd, n = ef.
+  p = plan("abcd,cdef->abef", {2, 3, 4, 5}, {4, 5, 6, 7});
+  EXPECT_FALSE(p.pack_x || p.pack_y || p.pack_z);
+  EXPECT_EQ(p.k, "cd");
+  // feba reverses m and n: packing Z alone (2*3*6*7 elements) beats packing both operands.
+  p = plan("abcd,cdef->feba", {2, 3, 4, 5}, {4, 5, 6, 7});
+  EXPECT_TRUE(p.pack_z && !p.pack_x && !p.pack_y);
+  // Labels in one operand only are summed before the GEMM.
+  p = plan("ijx,jk->ik", {4, 5, 3}, {5, 6});
+  EXPECT_EQ(p.x_only, "x");
+  EXPECT_EQ(p.x_labels, "ij");
+  EXPECT_THROW(kernels::plan_contraction(EinSum::parse("ij->i", 1), {2, 2}, {}), Error);
+}
+
+template <class Scalar>
+void check_permutation(const std::string& from, const std::string& to, const Bound& bound, bool add) {
+  const auto in = test::random_values<Scalar>(bound, 5), base = test::random_values<Scalar>(bound, 6);
+  std::map<char, Extent> extent;
+  for (std::size_t d = 0; d < from.size(); ++d) extent[from[d]] = bound[d];
+  const Bound out_bound = bound_of(to, extent);
+  const auto out = tensor_from_host<TEST_MEMSPACE>("out", out_bound, add ? base : std::vector<Scalar>(base.size(), 0));
+  TEST_EXECSPACE exec;
+  kernels::permute(exec, tensor_from_host<TEST_MEMSPACE>("in", bound, in), from, out, to, add);
+  exec.fence();
+  // Expected: the identity einsum from -> to, plus the base with add.
+  auto expected = test::reference_einsum(EinSum::parse(from + "->" + to, 1), {bound}, std::vector<std::vector<Scalar>>{in});
+  if (add)
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += base[i];
+  SCOPED_TRACE(from + "->" + to + " " + to_string(bound));
+  test::expect_all_close(tensor_to_host(out), expected, test::sum_tolerance<Scalar>(2));
+}
+
+TEST(TEST_CATEGORY, PermuteIsCacheBlockedTranspose) {
+  check_permutation<double>("ij", "ji", {70, 45}, false);
+  check_permutation<double>("ij", "ij", {7, 45}, true);
+  check_permutation<float>("abcd", "dbca", {3, 33, 2, 40}, false);
+  check_permutation<float>("abcd", "badc", {5, 1, 7, 3}, true);
+  check_permutation<double>("abcde", "eadcb", {2, 3, 4, 5, 6}, false);
+  check_permutation<double>("", "", {}, true);
+  check_permutation<double>("a", "a", {1}, false);
+  Tensor<double, TEST_MEMSPACE> a("a", {2, 3}), b("b", {2, 3});
+  EXPECT_THROW(kernels::permute(TEST_EXECSPACE{}, a, "ij", b, "ji"), Error);
+}
+
+// Few outputs with long aggregations take the chunked path; every agg op and a map.
+template <class Scalar>
+void check_long_reductions() {
+  unsigned seed = 80;
+  for (AggOp agg : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod})
+    for (const auto& [eq, bound] :
+         std::vector<std::pair<const char*, Bound>>{{"ij->", {64, 70}}, {"ijk->j", {40, 3, 50}}, {"ijk->k", {33, 31, 1}}}) {
+      EinSum e = EinSum::parse(eq, 1);
+      e.agg = agg;
+      e.map = {MapKind::shift, agg == AggOp::prod ? 1.0 : 0.0};  // prod of values near 1 stays finite
+      const double lo = agg == AggOp::prod ? -0.001 : -1, hi = agg == AggOp::prod ? 0.001 : 1;
+      const auto x = test::random_values<Scalar>(bound, seed++, lo, hi);
+      Bound zb;
+      for (char c : e.output) zb.push_back(bound[e.inputs[0].find(c)]);
+      const T<Scalar> z("z", zb);
+      TEST_EXECSPACE exec;
+      kernels::einsum(exec, e, tensor_from_host<TEST_MEMSPACE>("x", bound, x), std::optional<T<Scalar>>{}, z);
+      exec.fence();
+      SCOPED_TRACE(std::string(eq) + " agg=" + std::string(op_name(agg)));
+      test::expect_all_close(tensor_to_host(z), test::reference_einsum(e, {bound}, std::vector<std::vector<Scalar>>{x}),
+                             test::sum_tolerance<Scalar>(num_elements(bound)));
+    }
+}
+
+TEST(TEST_CATEGORY, LongReductionsF64) { check_long_reductions<double>(); }
+TEST(TEST_CATEGORY, LongReductionsF32) { check_long_reductions<float>(); }
+
+}  // namespace
