@@ -62,8 +62,8 @@ std::string shape_of(const EinSum& e, const std::map<char, Extent>& extent) {
 // One einsum case: einrel's kernel on X, Y against batch x (m x k)·(k x n) vendor GEMMs on buffers of
 // the same sizes (the multiply-adds an expert would hand to BLAS, without any rearranging).
 template <class Scalar>
-void bench_einsum(const std::string& name, const std::string& equation, const std::map<char, Extent>& extent,
-                  int reps, einrel::JoinOp join = einrel::JoinOp::mul, einrel::AggOp agg = einrel::AggOp::sum) {
+void bench_einsum(const std::string& name, const std::string& equation, const std::map<char, Extent>& extent, int reps,
+                  einrel::JoinOp join = einrel::JoinOp::mul, einrel::AggOp agg = einrel::AggOp::sum) {
   if (!selected(name)) return;
   EinSum e = EinSum::parse(equation, 2);
   e.join = join;

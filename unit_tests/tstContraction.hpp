@@ -73,9 +73,8 @@ void check_random_contractions(unsigned seed) {
       std::shuffle(s.begin(), s.end(), gen);
       return s;
     };
-    const EinSum e = EinSum::parse(shuffled(batch + m + k + x_only) + "," + shuffled(batch + k + n + y_only) + "->" +
-                                       shuffled(batch + m + n),
-                                   2);
+    const EinSum e = EinSum::parse(
+        shuffled(batch + m + k + x_only) + "," + shuffled(batch + k + n + y_only) + "->" + shuffled(batch + m + n), 2);
     check<Scalar>(e, extent, seed + trial, trial % 3 == 0);
   }
 }
@@ -114,8 +113,8 @@ template <class Scalar>
 void check_blocked_generic() {
   const std::map<char, Extent> extent = {{'b', 2}, {'i', 13}, {'j', 17}, {'k', 11}};
   unsigned seed = 600;
-  for (JoinOp join : {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff,
-                      JoinOp::absdiff})
+  for (JoinOp join :
+       {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff})
     for (AggOp agg : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod}) {
       EinSum e = EinSum::parse((seed / 2) % 2 ? "bij,bkj->bik" : "jib,kbj->kbi", 2);
       e.join = join;
@@ -172,7 +171,8 @@ void check_permutation(const std::string& from, const std::string& to, const Bou
   kernels::permute(exec, tensor_from_host<TEST_MEMSPACE>("in", bound, in), from, out, to, add);
   exec.fence();
   // Expected: the identity einsum from -> to, plus the base with add.
-  auto expected = test::reference_einsum(EinSum::parse(from + "->" + to, 1), {bound}, std::vector<std::vector<Scalar>>{in});
+  auto expected =
+      test::reference_einsum(EinSum::parse(from + "->" + to, 1), {bound}, std::vector<std::vector<Scalar>>{in});
   if (add)
     for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += base[i];
   SCOPED_TRACE(from + "->" + to + " " + to_string(bound));
@@ -196,8 +196,8 @@ template <class Scalar>
 void check_long_reductions() {
   unsigned seed = 80;
   for (AggOp agg : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod})
-    for (const auto& [eq, bound] :
-         std::vector<std::pair<const char*, Bound>>{{"ij->", {64, 70}}, {"ijk->j", {40, 3, 50}}, {"ijk->k", {33, 31, 1}}}) {
+    for (const auto& [eq, bound] : std::vector<std::pair<const char*, Bound>>{
+             {"ij->", {64, 70}}, {"ijk->j", {40, 3, 50}}, {"ijk->k", {33, 31, 1}}}) {
       EinSum e = EinSum::parse(eq, 1);
       e.agg = agg;
       e.map = {MapKind::shift, agg == AggOp::prod ? 1.0 : 0.0};  // prod of values near 1 stays finite

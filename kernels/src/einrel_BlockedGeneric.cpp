@@ -3,10 +3,10 @@
 
 namespace einrel::kernels {
 
-#define EINREL_BLOCKED_GENERIC_ETI(SPACE)                                                                   \
-  template void launch_blocked_generic<SPACE, float>(const SPACE&,                                        \
+#define EINREL_BLOCKED_GENERIC_ETI(SPACE)                                                                    \
+  template void launch_blocked_generic<SPACE, float>(const SPACE&,                                           \
                                                      const BlockedGenericArgs<float, SPACE::memory_space>&); \
-  template void launch_blocked_generic<SPACE, double>(const SPACE&,                                       \
+  template void launch_blocked_generic<SPACE, double>(const SPACE&,                                          \
                                                       const BlockedGenericArgs<double, SPACE::memory_space>&);
 
 #ifdef KOKKOS_ENABLE_SERIAL

@@ -64,9 +64,9 @@ void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const
   Bound zb;
   for (char c : zl) zb.push_back(z.bound()[e.output.find(c)]);
   const T zr = direct ? z : T("einrel::blocked_generic/result", zb);
-  launch_blocked_generic(exec, BlockedGenericArgs<Scalar, MemorySpace>{xb.view(), yb.view(), zr.view(), p.batch_size,
-                                                                        p.m_size, p.n_size, p.k_size, e.join, e.agg,
-                                                                        e.map, accumulate && direct});
+  launch_blocked_generic(
+      exec, BlockedGenericArgs<Scalar, MemorySpace>{xb.view(), yb.view(), zr.view(), p.batch_size, p.m_size, p.n_size,
+                                                    p.k_size, e.join, e.agg, e.map, accumulate && direct});
   if (!direct) {
     if (accumulate && e.agg != AggOp::sum) {
       // permute's accumulation adds; other ⊕ fold through a permuted copy.

@@ -63,32 +63,46 @@ void dispatch_ops(JoinOp join_op, AggOp agg_op, const MapOp& map, F&& f) {
   };
   auto with_agg = [&](auto join) {
     switch (agg_op) {
-      case AggOp::sum: return with_map(join, std::integral_constant<AggOp, AggOp::sum>{});
-      case AggOp::max: return with_map(join, std::integral_constant<AggOp, AggOp::max>{});
-      case AggOp::min: return with_map(join, std::integral_constant<AggOp, AggOp::min>{});
-      case AggOp::prod: return with_map(join, std::integral_constant<AggOp, AggOp::prod>{});
+      case AggOp::sum:
+        return with_map(join, std::integral_constant<AggOp, AggOp::sum>{});
+      case AggOp::max:
+        return with_map(join, std::integral_constant<AggOp, AggOp::max>{});
+      case AggOp::min:
+        return with_map(join, std::integral_constant<AggOp, AggOp::min>{});
+      case AggOp::prod:
+        return with_map(join, std::integral_constant<AggOp, AggOp::prod>{});
     }
   };
   switch (join_op) {
-    case JoinOp::mul: return with_agg(std::integral_constant<JoinOp, JoinOp::mul>{});
-    case JoinOp::add: return with_agg(std::integral_constant<JoinOp, JoinOp::add>{});
-    case JoinOp::sub: return with_agg(std::integral_constant<JoinOp, JoinOp::sub>{});
-    case JoinOp::div: return with_agg(std::integral_constant<JoinOp, JoinOp::div>{});
-    case JoinOp::max: return with_agg(std::integral_constant<JoinOp, JoinOp::max>{});
-    case JoinOp::min: return with_agg(std::integral_constant<JoinOp, JoinOp::min>{});
-    case JoinOp::sqdiff: return with_agg(std::integral_constant<JoinOp, JoinOp::sqdiff>{});
-    case JoinOp::absdiff: return with_agg(std::integral_constant<JoinOp, JoinOp::absdiff>{});
+    case JoinOp::mul:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::mul>{});
+    case JoinOp::add:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::add>{});
+    case JoinOp::sub:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::sub>{});
+    case JoinOp::div:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::div>{});
+    case JoinOp::max:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::max>{});
+    case JoinOp::min:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::min>{});
+    case JoinOp::sqdiff:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::sqdiff>{});
+    case JoinOp::absdiff:
+      return with_agg(std::integral_constant<JoinOp, JoinOp::absdiff>{});
   }
 }
 
 template <class ExecutionSpace, class Scalar>
-void launch_blocked_generic(const ExecutionSpace& exec, const BlockedGenericArgs<Scalar, typename ExecutionSpace::memory_space>& a) {
+void launch_blocked_generic(const ExecutionSpace& exec,
+                            const BlockedGenericArgs<Scalar, typename ExecutionSpace::memory_space>& a) {
   using Memory = typename ExecutionSpace::memory_space;
   constexpr Extent tile = 4;
   const Extent tiles_m = (a.m + tile - 1) / tile, tiles_n = (a.n + tile - 1) / tile;
   const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>> policy(exec, 0, a.batch * tiles_m * tiles_n);
   dispatch_ops(a.join, a.agg, a.map, [&](auto join, auto agg, auto has_map) {
-    using F = BlockedGenericFunctor<Scalar, Memory, decltype(join)::value, decltype(agg)::value, decltype(has_map)::value>;
+    using F =
+        BlockedGenericFunctor<Scalar, Memory, decltype(join)::value, decltype(agg)::value, decltype(has_map)::value>;
     static_assert(F::tile == tile, "one tile size");
     Kokkos::parallel_for("einrel::blocked_generic", policy,
                          F{a.x, a.y, a.z, a.m, a.n, a.k, tiles_m, tiles_n, a.map, a.accumulate});

@@ -40,7 +40,8 @@ template <class ExecutionSpace, class Scalar, class MemorySpace>
 void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent batch, Extent rows, Extent cols,
                   Extent inner, const Scalar* a, const Scalar* b, Scalar* c, Scalar beta) {
   const Extent flops = rows * cols * inner;
-  const bool many_small = batch > 1 && (flops < 48 * 48 * 48 || (batch >= 4 * exec.concurrency() && flops < 128 * 128 * 128));
+  const bool many_small =
+      batch > 1 && (flops < 48 * 48 * 48 || (batch >= 4 * exec.concurrency() && flops < 128 * 128 * 128));
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   if (many_small) {
     using Flat = Kokkos::View<const Scalar*, MemorySpace, Unmanaged>;
@@ -52,13 +53,17 @@ void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent
     const Policy policy(exec, 0, batch);
     const char* label = "einrel::batched_gemm";
     if (!trans_a && !trans_b)
-      Kokkos::parallel_for(label, policy, BatchedGemmFunctor<Scalar, MemorySpace, N, N>{av, bv, cv, rows, cols, inner, beta});
+      Kokkos::parallel_for(label, policy,
+                           BatchedGemmFunctor<Scalar, MemorySpace, N, N>{av, bv, cv, rows, cols, inner, beta});
     else if (!trans_a)
-      Kokkos::parallel_for(label, policy, BatchedGemmFunctor<Scalar, MemorySpace, N, T>{av, bv, cv, rows, cols, inner, beta});
+      Kokkos::parallel_for(label, policy,
+                           BatchedGemmFunctor<Scalar, MemorySpace, N, T>{av, bv, cv, rows, cols, inner, beta});
     else if (!trans_b)
-      Kokkos::parallel_for(label, policy, BatchedGemmFunctor<Scalar, MemorySpace, T, N>{av, bv, cv, rows, cols, inner, beta});
+      Kokkos::parallel_for(label, policy,
+                           BatchedGemmFunctor<Scalar, MemorySpace, T, N>{av, bv, cv, rows, cols, inner, beta});
     else
-      Kokkos::parallel_for(label, policy, BatchedGemmFunctor<Scalar, MemorySpace, T, T>{av, bv, cv, rows, cols, inner, beta});
+      Kokkos::parallel_for(label, policy,
+                           BatchedGemmFunctor<Scalar, MemorySpace, T, T>{av, bv, cv, rows, cols, inner, beta});
     return;
   }
   // A row-major p x q matrix is a column-major q x p one, its transpose: row-major C = op(A) op(B) is
@@ -80,9 +85,9 @@ void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent
 // batched GEMM, writing straight into Z unless Z itself needs packing. `reduce(exec, equation, in, out)`
 // is the generic kernel for a unary sum. Asynchronous on `exec`.
 template <class ExecutionSpace, class Scalar, class MemorySpace, class Reduce>
-void contract(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum& e, const Tensor<Scalar, MemorySpace>& x,
-              const Tensor<Scalar, MemorySpace>& y, const Tensor<Scalar, MemorySpace>& z, bool accumulate,
-              Reduce&& reduce) {
+void contract(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum& e,
+              const Tensor<Scalar, MemorySpace>& x, const Tensor<Scalar, MemorySpace>& y,
+              const Tensor<Scalar, MemorySpace>& z, bool accumulate, Reduce&& reduce) {
   using T = Tensor<Scalar, MemorySpace>;
   auto bound_of = [&](const std::string& labels) {
     Bound b;

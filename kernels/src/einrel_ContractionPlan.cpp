@@ -46,7 +46,9 @@ ContractionPlan plan_contraction(const EinSum& e, const Bound& x_bound, const Bo
   ContractionPlan p;
   for (char c : e.unique_labels()) {
     const bool in_x = has(lx, c), in_y = has(ly, c), in_z = has(lz, c);
-    std::string& group = in_x && in_y ? (in_z ? p.batch : p.k) : in_x ? (in_z ? p.m : p.x_only) : (in_z ? p.n : p.y_only);
+    std::string& group = in_x && in_y ? (in_z ? p.batch : p.k)
+                         : in_x       ? (in_z ? p.m : p.x_only)
+                                      : (in_z ? p.n : p.y_only);
     group += c;
   }
   for (char c : lx)

@@ -25,8 +25,8 @@ struct ContractionPlan {
   // The order the GEMM reads each operand in; it differs from the stored order only when packing.
   std::string x_gemm, y_gemm, z_gemm;
   bool pack_x = false, pack_y = false, pack_z = false;
-  bool trans_x = false;    // X_b stored as [k][m]
-  bool trans_y = false;    // Y_b stored as [n][k]
+  bool trans_x = false;       // X_b stored as [k][m]
+  bool trans_y = false;       // Y_b stored as [n][k]
   bool z_transposed = false;  // Z_b stored as [n][m]: computed as Y^T X^T
 
   // Elements copied by packing (a measure of overhead).

@@ -197,8 +197,8 @@ void einsum(const ExecutionSpace& exec, const EinSum& e, const Tensor<Scalar, Me
     }
   }
   if (y)
-    detail::generic_einsum(exec, e, EinsumFold<Scalar, MemorySpace, true>{x.view(), y->view(), ix, e.join, e.agg, e.map},
-                           z, accumulate);
+    detail::generic_einsum(
+        exec, e, EinsumFold<Scalar, MemorySpace, true>{x.view(), y->view(), ix, e.join, e.agg, e.map}, z, accumulate);
   else
     detail::generic_einsum(exec, e, EinsumFold<Scalar, MemorySpace, false>{x.view(), {}, ix, e.join, e.agg, e.map}, z,
                            accumulate);

@@ -5,8 +5,8 @@
 
 #include <einrel_KokkosCompat.hpp>
 
-#include <KokkosBlas3_gemm.hpp>
 #include <KokkosKernels_config.h>
+#include <KokkosBlas3_gemm.hpp>
 
 namespace einrel::compat {
 

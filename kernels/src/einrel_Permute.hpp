@@ -70,8 +70,8 @@ void permute(const ExecutionSpace& exec, const Tensor<Scalar, MemorySpace>& in, 
              const Tensor<Scalar, MemorySpace>& out, const std::string& labels_out, bool add = false) {
   const int rank = in.rank();
   if (static_cast<int>(labels_in.size()) != rank || labels_out.size() != labels_in.size() || out.rank() != rank)
-    throw Error("permute: labels '" + labels_in + "' -> '" + labels_out + "' do not fit ranks " +
-                std::to_string(rank) + " and " + std::to_string(out.rank()));
+    throw Error("permute: labels '" + labels_in + "' -> '" + labels_out + "' do not fit ranks " + std::to_string(rank) +
+                " and " + std::to_string(out.rank()));
   for (int d = 0; d < rank; ++d) {
     const auto pos = labels_out.find(labels_in[d]);
     if (pos == std::string::npos || out.bound()[pos] != in.bound()[d])
@@ -105,9 +105,11 @@ void permute(const ExecutionSpace& exec, const Tensor<Scalar, MemorySpace>& in, 
   using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
   const std::string label = "einrel::permute[" + labels_in + "->" + labels_out + "]";
   if (add)
-    Kokkos::parallel_for(label, Policy(exec, 0, work), PermuteFunctor<Scalar, MemorySpace, true>{in.view(), out.view(), g});
+    Kokkos::parallel_for(label, Policy(exec, 0, work),
+                         PermuteFunctor<Scalar, MemorySpace, true>{in.view(), out.view(), g});
   else
-    Kokkos::parallel_for(label, Policy(exec, 0, work), PermuteFunctor<Scalar, MemorySpace, false>{in.view(), out.view(), g});
+    Kokkos::parallel_for(label, Policy(exec, 0, work),
+                         PermuteFunctor<Scalar, MemorySpace, false>{in.view(), out.view(), g});
 }
 
 }  // namespace einrel::kernels
