@@ -1,6 +1,5 @@
 #include <einrel_Error.hpp>
 #include <einrel_PartitionVector.hpp>
-#include <einrel_SplitLargest.hpp>
 
 #include <gtest/gtest.h>
 
@@ -42,19 +41,6 @@ TEST(PartitionVector, PowerOfTwo) {
   EXPECT_TRUE(partition::is_power_of_two(64));
   EXPECT_FALSE(partition::is_power_of_two(0));
   EXPECT_FALSE(partition::is_power_of_two(12));
-}
-
-TEST(SplitLargest, HalvesTheLongestBlocksUntilPIsReached) {
-  const EinSum mm = EinSum::parse("ij,jk->ik", 2);
-  EXPECT_EQ(partition::split_largest(mm, {{8, 8}, {8, 8}}, 8), PartitionVector("ijk", {2, 2, 2}));
-  EXPECT_EQ(partition::split_largest(mm, {{8, 8}, {8, 8}}, 1), PartitionVector("ijk", {1, 1, 1}));
-  // Skewed: the long dimension takes the cuts.
-  EXPECT_EQ(partition::split_largest(mm, {{64, 4}, {4, 4}}, 8), PartitionVector("ijk", {8, 1, 1}));
-  // Extents too small to reach p: the product stays below it.
-  EXPECT_EQ(partition::split_largest(mm, {{2, 1}, {1, 1}}, 16), PartitionVector("ijk", {2, 1, 1}));
-  const EinSum scalar = EinSum::parse("->", 1);
-  EXPECT_EQ(partition::split_largest(scalar, {{}}, 4).num_join_results(), 1);
-  EXPECT_THROW(partition::split_largest(mm, {{8, 8}, {8, 8}}, 6), Error);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include <einrel_GraphBuilders.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_PartitionedEvaluator.hpp>
-#include <einrel_SplitLargest.hpp>
+#include <einrel_Planner.hpp>
 
 #include <einrel_TestHelpers.hpp>
 
@@ -153,13 +153,15 @@ output T, S, s, A
   EXPECT_THROW(evaluate_partitioned(TEST_EXECSPACE{}, g, random_inputs<double>(g, 5, -1, 1), plan), Error);
 }
 
-// A transformer layer from the builders, planned by split_largest for several p.
-TEST(TEST_CATEGORY, TransformerLayerUnderSplitLargest) {
+// A transformer layer from the builders, planned by every planner for several p.
+TEST(TEST_CATEGORY, TransformerLayerUnderEveryPlanner) {
   Graph g;
   const auto x = g.input("X", Dtype::f32, {8, 6});
   g.output(builders::transformer_layer(g, x, {8, 6, 2, 3}, 10, "L_"));
   const Values inputs = random_inputs<float>(g, 9, -0.5, 0.5);
-  for (Extent p : {1, 2, 8, 64}) expect_rewrite_exact<float>(g, partition::split_largest(g, p), inputs, 1e-5);
+  for (const std::string& planner : partition::planner_names())
+    for (Extent p : {1, 2, 8, 64})
+      expect_rewrite_exact<float>(g, partition::make_plan(g, p, planner).partitions, inputs, 1e-5);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <einrel_Cli.hpp>
 #include <einrel_Config.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_PlanCommand.hpp>
 #include <einrel_RunCommand.hpp>
 
 #include <algorithm>
@@ -14,13 +15,17 @@ namespace {
 constexpr const char* usage = R"(usage: einrel <command> [options]
 
 commands:
-  run GRAPH (--input IN.h5 | --random SEED) [--output OUT.h5] [--report REPORT.json] [--procs P] [--check]
+  run GRAPH (--input IN.h5 | --random SEED) [--output OUT.h5] [--report REPORT.json] [--procs P]
+      [--planner NAME] [--check]
       Runs the EinSum graph file GRAPH. Inputs are the root datasets of IN.h5 named like the graph's
       inputs (or uniform random values in [-1,1) from SEED); outputs are written as root datasets of
       OUT.h5 named like the graph's outputs. Every vertex runs as tensor relations partitioned for P
-      processors (a power of two; default: the number of ranks rounded up to one). --check also
-      evaluates without partitioning and fails if the results differ by more than rounding. Prints a
-      per-vertex summary.
+      processors (a power of two; default: the number of ranks rounded up to one) as the planner
+      chooses (default eindecomp). --check also evaluates without partitioning and fails if the
+      results differ by more than rounding. Prints a per-vertex summary.
+  plan GRAPH [--procs P] [--planner eindecomp|sqrt|data|greedy] [--format text|json|dot]
+      Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
+      of every vertex of GRAPH for P processors. --format dot draws the plan for Graphviz.
 
 options:
   -h, --help      this text
@@ -97,21 +102,37 @@ std::int64_t parse_procs(const std::string& s) {
   return value;
 }
 
-void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"input", "output", "report", "random", "procs"}, {"check"}, "run");
+// The one positional argument of `command`: the graph file.
+const std::string& graph_argument(const ParsedArgs& p, const std::string& command) {
   if (p.positional.size() != 1)
-    throw Error(p.positional.empty()
-                    ? "run needs a graph file: einrel run GRAPH ..."
-                    : "run takes one graph file, got " + std::to_string(p.positional.size()) + " positional arguments");
+    throw Error(p.positional.empty() ? command + " needs a graph file: einrel " + command + " GRAPH ..."
+                                     : command + " takes one graph file, got " + std::to_string(p.positional.size()) +
+                                           " positional arguments");
+  return p.positional[0];
+}
+
+void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs p = parse_args(args, {"input", "output", "report", "random", "procs", "planner"}, {"check"}, "run");
   RunOptions options;
-  options.graph = p.positional[0];
+  options.graph = graph_argument(p, "run");
   options.input = option(p, "input");
   options.output = option(p, "output");
   options.report = option(p, "report");
   if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
+  if (auto planner = option(p, "planner")) options.planner = *planner;
   options.check = option(p, "check").has_value();
   run_graph(comm, options, out);
+}
+
+void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs p = parse_args(args, {"procs", "planner", "format"}, {}, "plan");
+  PlanOptions options;
+  options.graph = graph_argument(p, "plan");
+  if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
+  if (auto planner = option(p, "planner")) options.planner = *planner;
+  if (auto format = option(p, "format")) options.format = *format;
+  plan_graph(comm, options, out);
 }
 
 }  // namespace
@@ -130,8 +151,10 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
       if (rank == 0) out << "einrel " << EINREL_VERSION << "\n";
     } else if (command == "run") {
       run(comm, args, out);
+    } else if (command == "plan") {
+      plan(comm, args, out);
     } else {
-      throw Error("unknown command '" + command + "' (available: run; see einrel --help)");
+      throw Error("unknown command '" + command + "' (available: run, plan; see einrel --help)");
     }
     return 0;
   } catch (const std::exception& e) {

@@ -3,17 +3,19 @@
 #include <einrel_GraphFile.hpp>
 #include <einrel_Hdf5Io.hpp>
 #include <einrel_PartitionedEvaluator.hpp>
+#include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_RunReport.hpp>
-#include <einrel_SplitLargest.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Teuchos_TimeMonitor.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 namespace einrel {
 namespace {
@@ -42,13 +44,6 @@ AnyTensor<Memory> to_device(const std::string& label, const Bound& bound, const 
 
 io::HostData to_host(const AnyTensor<Memory>& t) {
   return std::visit([](const auto& x) -> io::HostData { return tensor_to_host(x); }, t);
-}
-
-// The smallest power of two >= n.
-Extent power_of_two_at_least(Extent n) {
-  Extent p = 1;
-  while (p < n) p *= 2;
-  return p;
 }
 
 // max|a - b| / max|b| over all elements (0 when both are zero): the normwise relative difference.
@@ -91,8 +86,9 @@ void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
   const Graph graph = read_graph_file(options.graph);
   if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
   if (!options.input && !options.random_seed) throw Error("no input data: give --input FILE.h5 or --random SEED");
-  const Extent procs = options.procs ? *options.procs : power_of_two_at_least(num_ranks);
-  const std::vector<partition::PartitionVector> plan = partition::split_largest(graph, procs);
+  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(num_ranks);
+  const partition::Plan planned = partition::make_plan(graph, procs, options.planner);
+  const std::vector<partition::PartitionVector>& plan = planned.partitions;
 
   // Wall-clock phase timers (MPI_Wtime underneath).
   Teuchos::Time read_timer("einrel run: inputs"), eval_timer("einrel run: evaluation"),
@@ -123,7 +119,8 @@ void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
   report.computing_ranks = 1;
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
-  report.planner = "split-largest";
+  report.planner = planned.planner;
+  report.predicted_cost = planned.total_cost;
   report.procs = procs;
   report.total_seconds = eval_timer.totalElapsedTime();
   report.input_seconds = read_timer.totalElapsedTime();
@@ -170,7 +167,14 @@ void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
 // Makes rank 0's outcome everyone's: returns normally on every rank, or throws the same Error on every rank.
 void share_outcome(MPI_Comm comm, std::string error) {
   int length = static_cast<int>(error.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  // The waiting ranks poll with a nap in between instead of blocking in MPI_Bcast: MPICH's blocking calls
+  // spin, which would take a core from rank 0's threads and BLAS while it computes.
+  MPI_Request request;
+  MPI_Ibcast(&length, 1, MPI_INT, 0, comm, &request);
+  for (int done = 0; !done;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   error.resize(length);
   if (length > 0) MPI_Bcast(error.data(), length, MPI_CHAR, 0, comm);
   if (length > 0) throw Error(error);

@@ -1,0 +1,27 @@
+#ifndef EINREL_PLANCOMMAND_HPP
+#define EINREL_PLANCOMMAND_HPP
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace einrel {
+
+// Options of `einrel plan` (DESIGN.md §4.2).
+struct PlanOptions {
+  std::string graph;
+  std::optional<std::int64_t> procs;  // p, a power of two; default: the ranks rounded up to a power of two
+  std::string planner = "eindecomp";  // partition::planner_names()
+  std::string format = "text";        // text, json or dot
+};
+
+// Plans a graph file and prints the plan to `out` on rank 0. Planning is deterministic, so every rank plans
+// and fails alike; throws Error for an unknown format or planner, p not a power of two, or a bad graph file.
+void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out);
+
+}  // namespace einrel
+
+#endif

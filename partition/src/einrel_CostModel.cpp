@@ -1,0 +1,101 @@
+#include <einrel_CostModel.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_Viable.hpp>
+
+#include <algorithm>
+
+namespace einrel::partition {
+namespace {
+
+double product(const std::vector<Extent>& parts) {
+  double n = 1;
+  for (Extent k : parts) n *= static_cast<double>(k);
+  return n;
+}
+
+}  // namespace
+
+double EinSumCost::Tensor::block(const std::vector<Extent>& parts) const {
+  double n = 1;
+  for (std::size_t k = 0; k < bound.size(); ++k)
+    n *= static_cast<double>(bound[k]) / static_cast<double>(parts[labels[k]]);
+  return n;
+}
+
+EinSumCost::EinSumCost(const EinSum& e, const std::vector<Bound>& input_bounds) {
+  const std::string unique = e.unique_labels();
+  auto positions = [&](const std::string& labels) {
+    std::vector<std::size_t> p;
+    for (char c : labels) p.push_back(unique.find(c));
+    return p;
+  };
+  for (std::size_t k = 0; k < e.arity(); ++k) operands_.push_back({input_bounds.at(k), positions(e.inputs[k])});
+  output_ = {label_extents(e, input_bounds, e.output), positions(e.output)};
+  aggregated_ = positions(e.aggregated_labels());
+}
+
+double EinSumCost::join(const std::vector<Extent>& parts) const {
+  double operands = 0;
+  for (const Tensor& x : operands_) operands += x.block(parts);
+  return product(parts) * operands;
+}
+
+double EinSumCost::aggregation(const std::vector<Extent>& parts) const {
+  double n_agg = 1;
+  for (std::size_t k : aggregated_) n_agg *= static_cast<double>(parts[k]);
+  return product(parts) / n_agg * (n_agg - 1) * output_.block(parts);
+}
+
+double join_cost(const EinSum& e, const std::vector<Bound>& input_bounds, const PartitionVector& d) {
+  return EinSumCost(e, input_bounds).join(d.project(e.unique_labels()));
+}
+
+double aggregation_cost(const EinSum& e, const std::vector<Bound>& input_bounds, const PartitionVector& d) {
+  return EinSumCost(e, input_bounds).aggregation(d.project(e.unique_labels()));
+}
+
+double repartition_cost(const Bound& b, const std::vector<Extent>& producer, const std::vector<Extent>& consumer) {
+  double n_p = 1, n_c = 1, n_int = 1, n = 1;
+  bool whole_producer_blocks = true;  // n_p == n_int: each producer block lies inside one consumer block
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    const double extent = static_cast<double>(b[k]);
+    const double p = extent / static_cast<double>(producer[k]), c = extent / static_cast<double>(consumer[k]);
+    n_p *= p;
+    n_c *= c;
+    n_int *= std::min(p, c);
+    n *= extent;
+    whole_producer_blocks = whole_producer_blocks && producer[k] >= consumer[k];
+  }
+  return (n_c / n_int - 1) * (n / n_c) * (n_c + n_p) + (whole_producer_blocks ? 0.0 : n_p * n / n_c);
+}
+
+double edge_cost(const Graph& graph, const std::vector<PartitionVector>& partitions, VertexId v, std::size_t operand) {
+  const Vertex& consumer = graph.vertex(v);
+  const VertexId u = consumer.inputs.at(operand);
+  const Vertex& producer = graph.vertex(u);
+  if (producer.is_input()) return 0;
+  return repartition_cost(producer.bound, partitions.at(u).project(producer.einsum->output),
+                          partitions.at(v).project(consumer.einsum->inputs[operand]));
+}
+
+std::vector<VertexCost> evaluate_cost(const Graph& graph, const std::vector<PartitionVector>& partitions) {
+  if (partitions.size() != graph.size())
+    throw Error("a plan needs one partition vector per vertex: the graph has " + std::to_string(graph.size()) +
+                " vertices, the plan " + std::to_string(partitions.size()));
+  std::vector<VertexCost> costs(graph.size());
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) continue;
+    const std::vector<Bound> bounds = operand_bounds(graph, v);
+    const PartitionVector& d = partitions[v];
+    d.check_fits(*vertex.einsum, bounds);
+    const EinSumCost model(*vertex.einsum, bounds);
+    const std::vector<Extent> parts = d.project(vertex.einsum->unique_labels());
+    costs[v].join = model.join(parts);
+    costs[v].agg = model.aggregation(parts);
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) costs[v].repartition += edge_cost(graph, partitions, v, k);
+  }
+  return costs;
+}
+
+}  // namespace einrel::partition

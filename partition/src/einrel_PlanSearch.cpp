@@ -1,0 +1,280 @@
+#include <einrel_CostModel.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_PlanSearch.hpp>
+#include <einrel_Viable.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace einrel::partition::search {
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+// A producer whose table every table-sourced operand reads: the whole graph is one dynamic program.
+constexpr VertexId every_producer = static_cast<VertexId>(-1);
+
+// Positions of `labels` among the unique labels.
+std::vector<std::size_t> positions(const std::string& unique, const std::string& labels) {
+  std::vector<std::size_t> p;
+  for (char c : labels) p.push_back(unique.find(c));
+  return p;
+}
+
+// Index of the projection of `parts` onto `at` in `distinct`, appending it when new. Keys pack log2 of the
+// parts, 6 bits per dimension (rank <= 8, parts <= 2^63).
+int intern(const std::vector<Extent>& parts, const std::vector<std::size_t>& at,
+           std::vector<std::vector<Extent>>& distinct, std::unordered_map<std::uint64_t, int>& index) {
+  std::uint64_t key = 0;
+  for (std::size_t pos : at) key = key << 6 | static_cast<std::uint64_t>(floor_log2(parts[pos]));
+  const auto [it, added] = index.emplace(key, static_cast<int>(distinct.size()));
+  if (added) {
+    std::vector<Extent> projected;
+    for (std::size_t pos : at) projected.push_back(parts[pos]);
+    distinct.push_back(std::move(projected));
+  }
+  return it->second;
+}
+
+// The operands of v that read one producer's table (two when v reads the same producer twice), with the
+// producer's entries that survive pruning and the memoized minimum for each combination of v's operand
+// partitions.
+struct TableGroup {
+  const Table* table = nullptr;
+  std::vector<std::size_t> operands;
+  std::vector<int> kept;
+  struct Best {
+    double cost;
+    int entry;
+  };
+  std::unordered_map<std::uint64_t, Best> memo;
+};
+
+}  // namespace
+
+Candidates candidates(const Graph& graph, VertexId v, Extent p) {
+  const EinSum& e = *graph.vertex(v).einsum;
+  const std::vector<Bound> bounds = operand_bounds(graph, v);
+  const std::string unique = e.unique_labels();
+  const EinSumCost model(e, bounds);
+  Candidates cand;
+  cand.d = viable(e, bounds, p);
+  cand.operands.resize(e.arity());
+  cand.operand_of.resize(e.arity());
+  const std::vector<std::size_t> output_at = positions(unique, e.output);
+  std::vector<std::vector<std::size_t>> operand_at;
+  for (const std::string& labels : e.inputs) operand_at.push_back(positions(unique, labels));
+  std::unordered_map<std::uint64_t, int> output_index;
+  std::vector<std::unordered_map<std::uint64_t, int>> operand_index(e.arity());
+  for (const PartitionVector& d : cand.d) {
+    cand.local.push_back(model.join(d.parts()) + model.aggregation(d.parts()));
+    cand.output_of.push_back(intern(d.parts(), output_at, cand.outputs, output_index));
+    for (std::size_t k = 0; k < e.arity(); ++k)
+      cand.operand_of[k].push_back(intern(d.parts(), operand_at[k], cand.operands[k], operand_index[k]));
+  }
+  return cand;
+}
+
+EdgeCosts::EdgeCosts(const Bound& bound, const std::vector<std::vector<Extent>>& produced,
+                     const std::vector<std::vector<Extent>>& required)
+    : bound_(bound), produced_(&produced), required_(&required) {}
+
+double EdgeCosts::operator()(int produced, int required) const {
+  if (cost_.empty()) cost_.assign(produced_->size() * required_->size(), std::nan(""));
+  double& c = cost_[produced * required_->size() + required];
+  if (std::isnan(c)) c = repartition_cost(bound_, (*produced_)[produced], (*required_)[required]);
+  return c;
+}
+
+int Table::argmin() const {
+  int best_output = -1;
+  for (std::size_t o = 0; o < cost.size(); ++o)
+    if (best_output < 0 || cost[o] < cost[best_output]) best_output = static_cast<int>(o);
+  return best_output;
+}
+
+Table step(const Candidates& cand, const std::vector<Source>& sources, const std::vector<FixedConsumer>& consumers) {
+  const std::size_t arity = sources.size();
+  std::vector<double> consumer_cost(cand.outputs.size(), 0);
+  for (std::size_t o = 0; o < cand.outputs.size(); ++o)
+    for (const FixedConsumer& w : consumers) consumer_cost[o] += (*w.costs)(static_cast<int>(o), w.required);
+
+  std::vector<TableGroup> groups;
+  for (std::size_t k = 0; k < arity; ++k) {
+    if (!sources[k].table) continue;
+    if (!groups.empty() && groups.back().table == sources[k].table) {
+      groups.back().operands.push_back(k);
+    } else {
+      groups.push_back({});
+      groups.back().table = sources[k].table;
+      groups.back().operands = {k};
+    }
+  }
+
+  // Prune: an entry e with M[e] > M[e*] + (e*'s largest repartition into v) never beats e*.
+  for (TableGroup& g : groups) {
+    const Table& table = *g.table;
+    const int top = table.argmin();
+    double reach = 0;
+    for (std::size_t k : g.operands) {
+      double largest = 0;
+      for (int j = 0; j < sources[k].costs->num_required(); ++j)
+        largest = std::max(largest, (*sources[k].costs)(top, j));
+      reach += largest;
+    }
+    for (std::size_t e = 0; e < table.cost.size(); ++e)
+      if (table.cost[e] <= table.cost[top] + reach) g.kept.push_back(static_cast<int>(e));
+  }
+
+  Table t;
+  t.cost.assign(cand.outputs.size(), infinity);
+  t.best.assign(cand.outputs.size(), -1);
+  t.producer_output.assign(cand.d.size() * arity, -1);
+  for (std::size_t c = 0; c < cand.d.size(); ++c) {
+    double total = cand.local[c];
+    for (TableGroup& g : groups) {
+      std::uint64_t key = 0;
+      for (std::size_t k : g.operands) key = key * cand.operands[k].size() + cand.operand_of[k][c];
+      auto it = g.memo.find(key);
+      if (it == g.memo.end()) {
+        TableGroup::Best best{infinity, -1};
+        for (int e : g.kept) {
+          double cost = g.table->cost[e];
+          for (std::size_t k : g.operands) cost += (*sources[k].costs)(e, cand.operand_of[k][c]);
+          if (cost < best.cost) best = {cost, e};
+        }
+        it = g.memo.emplace(key, best).first;
+      }
+      total += it->second.cost;
+      for (std::size_t k : g.operands) t.producer_output[c * arity + k] = it->second.entry;
+    }
+    for (std::size_t k = 0; k < arity; ++k)
+      if (sources[k].fixed >= 0) total += (*sources[k].costs)(sources[k].fixed, cand.operand_of[k][c]);
+    const int o = cand.output_of[c];
+    total += consumer_cost[o];
+    if (total < t.cost[o]) {
+      t.cost[o] = total;
+      t.best[o] = static_cast<int>(c);
+    }
+  }
+  return t;
+}
+
+Search::Search(const Graph& graph, Extent p)
+    : graph_(graph),
+      cand_(graph.size()),
+      edges_(graph.size()),
+      consumers_(graph.size()),
+      tables_(graph.size()),
+      choice_(graph.size(), -1) {
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (!graph.vertex(v).is_input()) cand_[v] = candidates(graph, v, p);
+  for (VertexId v = 0; v < graph.size(); ++v)
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k) {
+      const VertexId u = graph.vertex(v).inputs[k];
+      consumers_[u].push_back({v, k});
+      edges_[v].emplace_back();
+      if (!graph.vertex(u).is_input())
+        edges_[v][k].emplace(graph.vertex(u).bound, cand_[u].outputs, cand_[v].operands[k]);
+    }
+}
+
+double Search::edge_cost(VertexId v, std::size_t k) const {
+  if (!edges_[v][k]) return 0;
+  return (*edges_[v][k])(output_of(graph_.vertex(v).inputs[k]), operand_of(v, k));
+}
+
+void Search::run_step(VertexId v, VertexId table_producer) {
+  std::vector<Source> sources(graph_.vertex(v).inputs.size());
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const VertexId u = graph_.vertex(v).inputs[k];
+    if (!edges_[v][k]) continue;  // a graph input: free
+    sources[k].costs = &*edges_[v][k];
+    if (u == table_producer || table_producer == every_producer) {
+      sources[k].table = &tables_[u];
+    } else if (planned(u)) {
+      sources[k].fixed = output_of(u);
+    }
+  }
+  std::vector<FixedConsumer> consumers;
+  for (const auto& [w, k] : consumers_[v])
+    if (planned(w)) consumers.push_back({&*edges_[w][k], operand_of(w, k)});
+  tables_[v] = step(cand_[v], sources, consumers);
+  considered_ += cand_[v].d.size();
+}
+
+void Search::back_track(VertexId v, int output) {
+  std::vector<std::pair<VertexId, int>> pending{{v, output}};
+  while (!pending.empty()) {
+    const auto [u, out] = pending.back();
+    pending.pop_back();
+    const int c = tables_[u].best[out];
+    choice_[u] = c;
+    const std::size_t arity = graph_.vertex(u).inputs.size();
+    for (std::size_t k = 0; k < arity; ++k)
+      if (const int entry = tables_[u].producer_output[c * arity + k]; entry >= 0)
+        pending.push_back({graph_.vertex(u).inputs[k], entry});
+  }
+}
+
+void Search::optimize_path(const std::vector<VertexId>& path) {
+  for (std::size_t i = 0; i < path.size(); ++i) run_step(path[i], i > 0 ? path[i - 1] : graph_.size());
+  back_track(path.back(), tables_[path.back()].argmin());
+}
+
+void Search::optimize_tree() {
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (!graph_.vertex(v).is_input()) run_step(v, every_producer);
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (!graph_.vertex(v).is_input() && consumers_[v].empty()) back_track(v, tables_[v].argmin());
+}
+
+void Search::optimize_greedily() {
+  std::fill(choice_.begin(), choice_.end(), -1);
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (!graph_.vertex(v).is_input()) optimize_path({v});
+}
+
+double Search::block_cost(const std::vector<VertexId>& block, const std::vector<bool>& in_block) const {
+  double cost = 0;
+  for (VertexId v : block) {
+    cost += cand_[v].local[choice_[v]];
+    for (std::size_t k = 0; k < graph_.vertex(v).inputs.size(); ++k) cost += edge_cost(v, k);
+    for (const auto& [w, k] : consumers_[v])
+      if (!in_block[w] && planned(w)) cost += edge_cost(w, k);
+  }
+  return cost;
+}
+
+double Search::total_cost() const {
+  double cost = 0;
+  for (VertexId v = 0; v < graph_.size(); ++v) {
+    if (!planned(v)) continue;
+    cost += cand_[v].local[choice_[v]];
+    for (std::size_t k = 0; k < graph_.vertex(v).inputs.size(); ++k)
+      if (planned(graph_.vertex(v).inputs[k])) cost += edge_cost(v, k);
+  }
+  return cost;
+}
+
+std::vector<PartitionVector> Search::partitions() const {
+  std::vector<PartitionVector> plan(graph_.size());
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (planned(v)) plan[v] = cand_[v].d[choice_[v]];
+  return plan;
+}
+
+void Search::set_partitions(const std::vector<PartitionVector>& plan) {
+  for (VertexId v = 0; v < graph_.size(); ++v) {
+    if (graph_.vertex(v).is_input()) continue;
+    const auto& d = cand_[v].d;
+    const auto it = std::find(d.begin(), d.end(), plan.at(v));
+    if (it == d.end())
+      throw Error("partition vector " + plan[v].str() + " of '" + graph_.vertex(v).name + "' is not viable");
+    choice_[v] = static_cast<int>(it - d.begin());
+  }
+}
+
+}  // namespace einrel::partition::search

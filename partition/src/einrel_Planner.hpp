@@ -1,0 +1,43 @@
+#ifndef EINREL_PLANNER_HPP
+#define EINREL_PLANNER_HPP
+
+#include <einrel_CostModel.hpp>
+#include <einrel_Graph.hpp>
+#include <einrel_PartitionVector.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace einrel::partition {
+
+// What a planner chooses: one partition vector per vertex (empty for inputs), and how many candidate
+// partition vectors it costed on the way.
+struct Partitioning {
+  std::vector<PartitionVector> partitions;
+  std::size_t partitions_considered = 0;
+};
+
+// A plan costed by evaluate_cost, the same model for every planner.
+struct Plan {
+  std::string planner;
+  Extent procs = 1;
+  std::vector<PartitionVector> partitions;  // per vertex, empty for inputs
+  std::vector<VertexCost> costs;            // per vertex, zero for inputs
+  double total_cost = 0;                    // Σ over vertices of join + agg + repartition, in floats
+  std::size_t partitions_considered = 0;
+};
+
+// "eindecomp" (the default), then the baselines "sqrt", "data", "greedy" (docs/planner.md defines each).
+std::vector<std::string> planner_names();
+
+// Plans `graph` for p processors with the named planner. Throws Error naming the valid choices for an
+// unknown planner or a p that is not a power of two.
+Plan make_plan(const Graph& graph, Extent p, const std::string& planner);
+
+// The default p for `ranks` MPI ranks: the smallest power of two >= ranks.
+Extent procs_for_ranks(Extent ranks);
+
+}  // namespace einrel::partition
+
+#endif
