@@ -36,6 +36,12 @@ class Tensor {
     data_ = view_type(label, num_elements(bound));
   }
 
+  // Allocates a tensor whose elements are left unset, for results that overwrite every element.
+  static Tensor uninitialized(const std::string& label, const Bound& bound) {
+    check_bound(bound, "tensor '" + label + "'");
+    return Tensor(bound, view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), num_elements(bound)));
+  }
+
   // Wraps an existing view holding the elements of `bound` in C order.
   Tensor(const Bound& bound, const view_type& data) : bound_(bound), data_(data) {
     check_bound(bound, "tensor '" + data.label() + "'");

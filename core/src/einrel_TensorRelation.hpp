@@ -56,27 +56,34 @@ class TensorRelation {
 };
 
 // The tensor relation of `t` cut into `parts` (equivalent to tiling it along every dimension, TRA §3.1).
+// Uncut, the one block shares t's data, as copies of Kokkos views do.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 TensorRelation<Scalar, MemorySpace> to_relation(const ExecutionSpace& exec, const Tensor<Scalar, MemorySpace>& t,
                                                 const std::vector<Extent>& parts) {
   const BlockGrid grid(t.bound(), parts);
   Relation<Scalar, MemorySpace> blocks(grid.rank());
+  if (grid.num_blocks() == 1) {
+    blocks.insert(Key(grid.rank(), 0), t);
+    return TensorRelation<Scalar, MemorySpace>(t.bound(), parts, std::move(blocks));
+  }
   for (Extent id = 0; id < grid.num_blocks(); ++id) {
     const Key key = grid.key(id);
     const Box box = grid.box(key);
     const Bound extent = box.extents();
-    Tensor<Scalar, MemorySpace> block(t.label() + "/block", extent);
+    const auto block = Tensor<Scalar, MemorySpace>::uninitialized(t.label() + "/block", extent);
     copy_box(exec, t, box.lo, block, std::vector<Extent>(extent.size(), 0), extent);
     blocks.insert(key, block);
   }
   return TensorRelation<Scalar, MemorySpace>(t.bound(), parts, std::move(blocks));
 }
 
-// The whole tensor of a tensor relation (equivalent to concatenating along every key dimension).
+// The whole tensor of a tensor relation (equivalent to concatenating along every key dimension). A
+// relation of one block returns that block, sharing its data.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> to_tensor(const ExecutionSpace& exec, const TensorRelation<Scalar, MemorySpace>& r,
                                       const std::string& label) {
-  Tensor<Scalar, MemorySpace> t(label, r.bound());
+  if (r.grid().num_blocks() == 1) return r.block(Key(r.rank(), 0));
+  const auto t = Tensor<Scalar, MemorySpace>::uninitialized(label, r.bound());
   for (const auto& [key, block] : r.relation())
     copy_box(exec, block, std::vector<Extent>(key.size(), 0), t, r.grid().box(key).lo, block.bound());
   return t;
@@ -96,7 +103,7 @@ TensorRelation<Scalar, MemorySpace> repartition(const ExecutionSpace& exec,
     const Key key = target.key(id);
     const Box box = target.box(key);
     const Bound extent = box.extents();
-    Tensor<Scalar, MemorySpace> block("einrel::repartition", extent);
+    const auto block = Tensor<Scalar, MemorySpace>::uninitialized("einrel::repartition", extent);
     // Walk the source blocks overlapping `box`: an odometer over the overlapping range per dimension.
     Key first(target.rank()), last(target.rank());
     for (int d = 0; d < target.rank(); ++d)

@@ -73,7 +73,7 @@ Relation<Scalar, MemorySpace> aggregate(const ExecutionSpace& exec, const Relati
     const Key group = detail::pick(key, group_by);
     auto it = acc.find(group);
     if (it == acc.end()) {
-      Tensor<Scalar, MemorySpace> first("einrel::tra::aggregate", block.bound());
+      const auto first = Tensor<Scalar, MemorySpace>::uninitialized("einrel::tra::aggregate", block.bound());
       Kokkos::deep_copy(exec, first.view(), block.view());
       acc.emplace(group, first);
     } else {
@@ -132,7 +132,7 @@ Relation<Scalar, MemorySpace> tile(const ExecutionSpace& exec, const Relation<Sc
     for (Extent piece = 0; piece < parts; ++piece) {
       Bound pb = b;
       pb[array_dim] = grid.extent(array_dim, piece);
-      Tensor<Scalar, MemorySpace> t("einrel::tra::tile", pb);
+      const auto t = Tensor<Scalar, MemorySpace>::uninitialized("einrel::tra::tile", pb);
       std::vector<Extent> lo(b.size(), 0);
       lo[array_dim] = grid.offset(array_dim, piece);
       copy_box(exec, block, lo, t, std::vector<Extent>(b.size(), 0), pb);
@@ -174,7 +174,7 @@ Relation<Scalar, MemorySpace> concat(const ExecutionSpace& exec, const Relation<
       total += piece.bound()[array_dim];
     }
     b[array_dim] = total;
-    Tensor<Scalar, MemorySpace> whole("einrel::tra::concat", b);
+    const auto whole = Tensor<Scalar, MemorySpace>::uninitialized("einrel::tra::concat", b);
     std::vector<Extent> lo(b.size(), 0);
     for (const auto& [index, piece] : pieces) {
       copy_box(exec, piece, std::vector<Extent>(b.size(), 0), whole, lo, piece.bound());

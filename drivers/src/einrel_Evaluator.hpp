@@ -62,7 +62,7 @@ Evaluation<typename ExecutionSpace::memory_space> evaluate_unpartitioned(
       const T& x = std::get<T>(*result.values[vertex.inputs[0]]);
       std::optional<T> y;
       if (vertex.inputs.size() > 1) y = std::get<T>(*result.values[vertex.inputs[1]]);
-      T z(vertex.name, vertex.bound);
+      const T z = T::uninitialized(vertex.name, vertex.bound);
       kernels::einsum(exec, *vertex.einsum, x, y, z);
       compat::fence(exec, "einrel::evaluate_unpartitioned: " + vertex.name);
       result.values[v] = z;

@@ -54,7 +54,7 @@ TensorRelation<Scalar, MemorySpace> evaluate_vertex(const ExecutionSpace& exec, 
   Relation<Scalar, MemorySpace> partial(0);
   if (e.arity() == 1) {
     partial = tra::transform(operands[0].relation(), [&](const Block& x) {
-      Block z(vertex.name + "/partial", block_bound({&x}));
+      const Block z = Block::uninitialized(vertex.name + "/partial", block_bound({&x}));
       kernels::einsum(exec, e, x, std::optional<Block>{}, z);
       return z;
     });
@@ -71,7 +71,7 @@ TensorRelation<Scalar, MemorySpace> evaluate_vertex(const ExecutionSpace& exec, 
     }
     partial =
         tra::join(operands[0].relation(), operands[1].relation(), keys_x, keys_y, [&](const Block& x, const Block& y) {
-          Block z(vertex.name + "/partial", block_bound({&x, &y}));
+          const Block z = Block::uninitialized(vertex.name + "/partial", block_bound({&x, &y}));
           kernels::einsum(exec, e, x, std::optional<Block>(y), z);
           return z;
         });

@@ -53,7 +53,7 @@ void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const
     if (stored == wanted) return t;
     Bound b;
     for (char c : wanted) b.push_back(t.bound()[stored.find(c)]);
-    T packed("einrel::blocked_generic/packed", b);
+    const T packed = T::uninitialized("einrel::blocked_generic/packed", b);
     permute(exec, t, stored, packed, wanted);
     return packed;
   };
@@ -63,14 +63,14 @@ void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const
   const bool direct = zl == e.output;
   Bound zb;
   for (char c : zl) zb.push_back(z.bound()[e.output.find(c)]);
-  const T zr = direct ? z : T("einrel::blocked_generic/result", zb);
+  const T zr = direct ? z : T::uninitialized("einrel::blocked_generic/result", zb);
   launch_blocked_generic(
       exec, BlockedGenericArgs<Scalar, MemorySpace>{xb.view(), yb.view(), zr.view(), p.batch_size, p.m_size, p.n_size,
                                                     p.k_size, e.join, e.agg, e.map, accumulate && direct});
   if (!direct) {
     if (accumulate && e.agg != AggOp::sum) {
       // permute's accumulation adds; other ⊕ fold through a permuted copy.
-      T permuted("einrel::blocked_generic/permuted", z.bound());
+      const T permuted = T::uninitialized("einrel::blocked_generic/permuted", z.bound());
       permute(exec, zr, zl, permuted, e.output);
       Kokkos::parallel_for("einrel::blocked_generic/accumulate",
                            Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, z.size()),

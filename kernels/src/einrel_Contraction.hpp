@@ -102,12 +102,12 @@ void contract(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum
   auto prepare = [&](const T& t, const std::string& stored, const std::string& kept, const std::string& gemm) {
     T r = t;
     if (kept != stored) {  // sum the labels only this operand has
-      T reduced("einrel::contract/reduced", bound_of(kept));
+      const T reduced = T::uninitialized("einrel::contract/reduced", bound_of(kept));
       reduce(exec, EinSum::parse(stored + "->" + kept, 1), r, reduced);
       r = reduced;
     }
     if (gemm != kept) {
-      T packed("einrel::contract/packed", bound_of(gemm));
+      const T packed = T::uninitialized("einrel::contract/packed", bound_of(gemm));
       permute(exec, r, kept, packed, gemm);
       r = packed;
     }
@@ -115,7 +115,7 @@ void contract(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum
   };
   const T xg = prepare(x, e.inputs[0], p.x_labels, p.x_gemm);
   const T yg = prepare(y, e.inputs[1], p.y_labels, p.y_gemm);
-  const T zg = p.pack_z ? T("einrel::contract/result", bound_of(p.z_gemm)) : z;
+  const T zg = p.pack_z ? T::uninitialized("einrel::contract/result", bound_of(p.z_gemm)) : z;
   const Scalar beta = accumulate && !p.pack_z ? Scalar(1) : Scalar(0);
   if (!p.z_transposed)
     detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(exec, p.trans_x, p.trans_y, p.batch_size, p.m_size,
