@@ -49,6 +49,34 @@ macro(einrel_find_dependencies)
                         "Kokkos::kokkoskernels nor KokkosKernels::kokkoskernels")
   endif()
 
+  # With Kokkos' OpenMP backend the BLAS under Kokkos Kernels should run on the same OpenMP threads:
+  # OpenBLAS' pthread build keeps threads of its own spinning next to Kokkos' and, on 2 cores, halved
+  # the speed of contractions that pack an operand (docs/benchmarks.md). Debian installs both builds
+  # side by side (libopenblas0-openmp); linking the OpenMP one by path, ahead of Kokkos Kernels, makes
+  # it the libopenblas.so.0 the whole process binds to. Set EINREL_OPENMP_BLAS_LIBRARY to another
+  # library, or to an empty string to keep whatever BLAS Kokkos Kernels was linked with.
+  if(NOT EINREL_FIND_FROM_CONFIG AND NOT DEFINED EINREL_OPENMP_BLAS_LIBRARY)
+    set(_einrel_openmp_blas "")
+    if(OpenMP IN_LIST EINREL_KOKKOS_BACKENDS AND CMAKE_LIBRARY_ARCHITECTURE AND
+       EXISTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-openmp/libopenblas.so.0)
+      set(_einrel_openmp_blas /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-openmp/libopenblas.so.0)
+    endif()
+    set(EINREL_OPENMP_BLAS_LIBRARY "${_einrel_openmp_blas}" CACHE STRING
+        "OpenMP-threaded BLAS linked ahead of Kokkos Kernels (empty: none)")
+  endif()
+  if(NOT TARGET einrel_blas_threads)
+    add_library(einrel_blas_threads INTERFACE IMPORTED)
+    if(EINREL_OPENMP_BLAS_LIBRARY)
+      # Handed to the linker as flags (CMake would otherwise warn that this libopenblas.so.0 hides the
+      # system one when it orders run paths); --no-as-needed because einrel reaches BLAS only through
+      # Kokkos Kernels, yet the entry must stay.
+      get_filename_component(_einrel_blas_dir "${EINREL_OPENMP_BLAS_LIBRARY}" DIRECTORY)
+      set_target_properties(einrel_blas_threads PROPERTIES
+        INTERFACE_LINK_LIBRARIES "-Wl,--push-state,--no-as-needed,${EINREL_OPENMP_BLAS_LIBRARY},--pop-state"
+        INTERFACE_LINK_OPTIONS "-Wl,-rpath,${_einrel_blas_dir}")
+    endif()
+  endif()
+
   _einrel_require(Teuchos)
   if(NOT TARGET einrel_teuchos_deps)
     # Teuchos' config lists its libraries as target names; one interface target carries them.

@@ -85,15 +85,20 @@ ContractionPlan plan_contraction(const EinSum& e, const Bound& x_bound, const Bo
           c.m = m;
           c.n = n;
           c.k = k;
-          c.trans_x = p.x_labels == b + k + m && !k.empty() && !m.empty();
-          c.pack_x = !c.trans_x && p.x_labels != b + m + k;
-          c.trans_y = p.y_labels == b + n + k && !k.empty() && !n.empty();
-          c.pack_y = !c.trans_y && p.y_labels != b + k + n;
-          c.z_transposed = lz == b + n + m && !m.empty() && !n.empty();
-          c.pack_z = !c.z_transposed && lz != b + m + n;
-          c.x_gemm = c.pack_x ? b + m + k : p.x_labels;
-          c.y_gemm = c.pack_y ? b + k + n : p.y_labels;
-          c.z_gemm = c.pack_z ? b + m + n : lz;
+          // In place when the stored order is one of the two GEMM forms; packed otherwise, into the form
+          // that keeps the stored last label last, so the permutation copies contiguous rows when it can.
+          const bool x_as_is = p.x_labels == b + m + k || p.x_labels == b + k + m;
+          c.pack_x = !x_as_is;
+          c.trans_x = !k.empty() && !m.empty() && (x_as_is ? p.x_labels == b + k + m : has(m, p.x_labels.back()));
+          c.x_gemm = c.trans_x ? b + k + m : b + m + k;
+          const bool y_as_is = p.y_labels == b + k + n || p.y_labels == b + n + k;
+          c.pack_y = !y_as_is;
+          c.trans_y = !k.empty() && !n.empty() && (y_as_is ? p.y_labels == b + n + k : has(k, p.y_labels.back()));
+          c.y_gemm = c.trans_y ? b + n + k : b + k + n;
+          const bool z_as_is = lz == b + m + n || lz == b + n + m;
+          c.pack_z = !z_as_is;
+          c.z_transposed = !m.empty() && !n.empty() && (z_as_is ? lz == b + n + m : has(m, lz.back()));
+          c.z_gemm = c.z_transposed ? b + n + m : b + m + n;
           const Extent cost = c.packed_elements(xb, yb, zb);
           if (!best || cost < best_cost) {
             best = c;

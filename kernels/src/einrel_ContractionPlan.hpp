@@ -15,14 +15,15 @@ namespace einrel::kernels {
 // with matrices in row-major (C) order. Each operand is used in place when its labels already read as
 // batch + one matrix group + the other, in the group orders chosen here (a transpose flag absorbs the
 // order of the two matrix groups, and Z in n-before-m order is computed as Z^T = Y^T X^T); otherwise it
-// is packed (permuted) into batch+m+k, batch+k+n or batch+m+n. The group orders are chosen to pack as few
-// elements as possible.
+// is packed (permuted) into one of those forms, the one that keeps its last stored label last. The
+// group orders are chosen to pack as few elements as possible.
 struct ContractionPlan {
   std::string batch, m, n, k, x_only, y_only;
   Extent batch_size = 1, m_size = 1, n_size = 1, k_size = 1;
   // Labels of X and Y after the single-operand reductions, as stored.
   std::string x_labels, y_labels;
-  // The order the GEMM reads each operand in; it differs from the stored order only when packing.
+  // The order the GEMM reads each operand in (Z: writes); it differs from the stored order only when
+  // packing.
   std::string x_gemm, y_gemm, z_gemm;
   bool pack_x = false, pack_y = false, pack_z = false;
   bool trans_x = false;       // X_b stored as [k][m]

@@ -56,8 +56,14 @@ struct PermuteFunctor {
       for (Extent x = 0; x < g.extent_a; ++x) put(oo + x, oi + x);
       return;
     }
-    const Extent a0 = ta * g.tile, a1 = a0 + g.tile < g.extent_a ? a0 + g.tile : g.extent_a;
-    const Extent b0 = tb * g.tile, b1 = b0 + g.tile < g.extent_b ? b0 + g.tile : g.extent_b;
+    const Extent a0 = ta * g.tile, b0 = tb * g.tile;
+    if (a0 + g.tile <= g.extent_a && b0 + g.tile <= g.extent_b) {  // a whole tile: constant trip counts
+      for (Extent x = a0; x < a0 + g.tile; ++x)
+        for (Extent y = b0; y < b0 + g.tile; ++y) put(oo + y + x * g.out_stride_a, oi + x + y * g.in_stride_b);
+      return;
+    }
+    const Extent a1 = a0 + g.tile < g.extent_a ? a0 + g.tile : g.extent_a;
+    const Extent b1 = b0 + g.tile < g.extent_b ? b0 + g.tile : g.extent_b;
     for (Extent x = a0; x < a1; ++x)
       for (Extent y = b0; y < b1; ++y) put(oo + y + x * g.out_stride_a, oi + x + y * g.in_stride_b);
   }
