@@ -6,13 +6,13 @@
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_Permute.hpp>
 #include <einrel_Tensor.hpp>
+#include "einrel_BenchTiming.hpp"
 
 #include <KokkosBlas3_gemm.hpp>
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -31,17 +31,11 @@ std::string only;  // run only cases whose name contains this
 
 bool selected(const std::string& name) { return name.find(only) != std::string::npos; }
 
+// Median of `reps` timed calls after one warm-up call.
 template <class F>
 double median_seconds(int reps, F&& f) {
-  std::vector<double> t;
-  f();  // warm-up
-  for (int r = 0; r < reps; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  f();
+  return einrel::bench::median_seconds(reps, f);
 }
 
 template <class Scalar>

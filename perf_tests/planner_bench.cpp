@@ -9,9 +9,9 @@
 #include <einrel_EinDecomp.hpp>
 #include <einrel_GraphBuilders.hpp>
 #include <einrel_Planner.hpp>
+#include "einrel_BenchTiming.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -149,17 +149,6 @@ std::size_t einsum_vertices(const Graph& g) {
   return n;
 }
 
-double median_seconds(int reps, const std::function<void()>& work) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -194,14 +183,14 @@ int main(int argc, char* argv[]) {
       };
       for (const std::string& planner : partition::planner_names()) {
         partition::Plan plan;
-        const double seconds = median_seconds(reps, [&] { plan = partition::make_plan(c.graph, p, planner); });
+        const double seconds = bench::median_seconds(reps, [&] { plan = partition::make_plan(c.graph, p, planner); });
         row(planner, seconds, plan.partitions_considered, plan.total_cost);
       }
       if (partition::is_tree_shaped(c.graph)) continue;
       // The §8.4 linearization alone, without refinement.
       partition::Partitioning linearized;
       const double seconds =
-          median_seconds(reps, [&] { linearized = partition::eindecomp_linearized(c.graph, p, false); });
+          bench::median_seconds(reps, [&] { linearized = partition::eindecomp_linearized(c.graph, p, false); });
       row("linearized", seconds, linearized.partitions_considered, total_cost(c.graph, linearized.partitions));
     }
   dag_summary(dags);
