@@ -4,6 +4,26 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <cstdio>
+
+namespace {
+
+// On ranks other than 0: prints each failed assertion with its rank, nothing else.
+class FailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank_, result.file_name() ? result.file_name() : "?",
+                 result.line_number(), result.message());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
 int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);
   Kokkos::initialize(argc, argv);
@@ -14,6 +34,7 @@ int main(int argc, char* argv[]) {
     // Only rank 0 prints progress; other ranks still print their failures.
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailurePrinter(rank));
   }
   int failed = RUN_ALL_TESTS();
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

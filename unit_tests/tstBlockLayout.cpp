@@ -3,13 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
-
 namespace {
 
 using namespace einrel;
 using redistribute::BlockLayout;
-using redistribute::Transfer;
+using redistribute::Placement;
 
 TEST(BlockLayout, SpreadsBlocksEvenly) {
   for (int ranks : {1, 2, 3, 4, 5, 8}) {
@@ -20,6 +18,7 @@ TEST(BlockLayout, SpreadsBlocksEvenly) {
       least = std::min(least, mine.size());
       most = std::max(most, mine.size());
       total += mine.size();
+      for (Extent b : mine) EXPECT_EQ(layout.owner(b), r);
     }
     EXPECT_EQ(total, 16u);
     EXPECT_LE(most - least, 1u) << ranks << " ranks";
@@ -27,63 +26,42 @@ TEST(BlockLayout, SpreadsBlocksEvenly) {
   EXPECT_THROW(BlockLayout(BlockGrid({4}, {2}), 0), Error);
 }
 
-// Counts, for every element of the tensor, how many received transfers cover it: exactly one, and
-// inside both its source and its target block.
-void check_exchange(const Bound& bound, const std::vector<Extent>& from_parts, const std::vector<Extent>& to_parts,
-                    int ranks) {
-  const BlockLayout from(BlockGrid(bound, from_parts), ranks), to(BlockGrid(bound, to_parts), ranks);
-  std::vector<int> covered(num_elements(bound), 0);
-  std::map<std::tuple<Extent, Extent>, Box> received, sent;
-  for (int r = 0; r < ranks; ++r) {
-    for (const Transfer& t : redistribute::transfers_received_by(from, to, r)) {
-      EXPECT_EQ(t.target_rank, r);
-      EXPECT_EQ(t.source_rank, from.owner(t.source_block));
-      EXPECT_FALSE(t.box.empty());
-      EXPECT_EQ(intersect(t.box, from.grid().box(from.grid().key(t.source_block))), t.box);
-      EXPECT_EQ(intersect(t.box, to.grid().box(to.grid().key(t.target_block))), t.box);
-      received[{t.source_block, t.target_block}] = t.box;
-      // walk the box
-      std::vector<Extent> at = t.box.lo;
-      for (Extent n = 0; n < t.box.size(); ++n) {
-        Extent flat = 0;
-        for (std::size_t d = 0; d < bound.size(); ++d) flat = flat * bound[d] + at[d];
-        ++covered[flat];
-        for (int d = static_cast<int>(bound.size()) - 1; d >= 0; --d) {
-          if (++at[d] < t.box.hi[d]) break;
-          at[d] = t.box.lo[d];
-        }
-      }
-    }
-    for (const Transfer& t : redistribute::transfers_sent_by(from, to, r)) {
-      EXPECT_EQ(t.source_rank, r);
-      EXPECT_EQ(t.target_rank, to.owner(t.target_block));
-      sent[{t.source_block, t.target_block}] = t.box;
-    }
+TEST(BlockLayout, MoreRanksThanBlocksLeavesRanksIdle) {
+  const BlockLayout layout(BlockGrid({8}, {2}), 5);
+  std::size_t total = 0, idle = 0;
+  for (int r = 0; r < 5; ++r) {
+    total += layout.blocks_of(r).size();
+    idle += layout.blocks_of(r).empty();
   }
-  for (std::size_t i = 0; i < covered.size(); ++i) ASSERT_EQ(covered[i], 1) << "element " << i;
-  EXPECT_EQ(sent, received);  // what is sent is exactly what is received
+  EXPECT_EQ(total, 2u);
+  EXPECT_EQ(idle, 3u);
 }
 
-TEST(BlockLayout, TransfersCoverEveryTargetElementOnce) {
-  check_exchange({16, 12}, {4, 1}, {1, 4}, 3);
-  check_exchange({17, 9}, {2, 4}, {8, 2}, 4);  // uneven extents both ways
-  check_exchange({5, 6, 7}, {1, 2, 4}, {4, 2, 1}, 5);
-  check_exchange({33}, {8}, {8}, 2);  // same grid: only local copies
-  check_exchange({}, {}, {}, 2);      // scalar
-}
+TEST(BlockLayout, PlacementKinds) {
+  const auto all = Placement::replicated(3, 4);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(all.blocks_of(r), (std::vector<Extent>{0, 1, 2}));
+  EXPECT_EQ(all.num_sites(1), 4);
+  EXPECT_THROW(all.owner(0), Error);
 
-TEST(BlockLayout, SameLayoutMovesNothingAcrossRanks) {
-  const BlockLayout a(BlockGrid({32, 32}, {4, 2}), 4);
-  for (int r = 0; r < 4; ++r)
-    for (const Transfer& t : redistribute::transfers_sent_by(a, a, r)) {
-      EXPECT_EQ(t.target_rank, r);
-      EXPECT_EQ(t.source_block, t.target_block);
-    }
-}
+  const auto owned = Placement::owners({2, 0, 2}, 3);
+  EXPECT_EQ(owned.blocks_of(2), (std::vector<Extent>{0, 2}));
+  EXPECT_TRUE(owned.blocks_of(1).empty());
+  EXPECT_EQ(owned.owner(1), 0);
 
-TEST(BlockLayout, DifferentBoundsAreRejected) {
-  const BlockLayout a(BlockGrid({8}, {2}), 2), b(BlockGrid({9}, {2}), 2);
-  EXPECT_THROW(redistribute::transfers_sent_by(a, b, 0), Error);
+  const auto sites = Placement::sites({{0, 2}, {1}}, 3);
+  EXPECT_TRUE(sites.holds(2, 0));
+  EXPECT_FALSE(sites.holds(1, 0));
+  // A reader holding a copy reads its own; others are spread over the copies by (rank + block).
+  EXPECT_EQ(sites.source_for(0, 2), 2);
+  EXPECT_EQ(sites.source_for(0, 1), sites.site(0, (1 + 0) % 2));
+  EXPECT_EQ(sites.source_for(1, 0), 1);
+
+  EXPECT_THROW(Placement::sites({{}}, 2), Error);
+  EXPECT_THROW(Placement::sites({{1, 0}}, 2), Error);
+  EXPECT_THROW(Placement::sites({{0, 0}}, 2), Error);
+  EXPECT_THROW(Placement::owners({3}, 3), Error);
+  EXPECT_THROW(BlockLayout(BlockGrid({8}, {2}), Placement::spread(3, 2)), Error);
+  EXPECT_EQ(Placement::owners({0, 0, 1, 1}, 2), Placement::spread(4, 2));
 }
 
 }  // namespace

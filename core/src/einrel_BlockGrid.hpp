@@ -3,6 +3,7 @@
 
 #include <einrel_Bound.hpp>
 
+#include <utility>
 #include <vector>
 
 namespace einrel {
@@ -50,6 +51,31 @@ class BlockGrid {
   Bound bound_;
   std::vector<Extent> parts_;
 };
+
+// The one walk over the intersections of a box with the blocks of a grid (repartition, redistribution
+// plans): calls f(key, overlap) for every block of `grid` that overlaps `box`, keys in C order. Only the
+// range of blocks covering the box is visited per dimension, so the cost is the number of overlaps, not
+// of blocks. `box` must be non-empty and inside the grid's bound.
+template <class F>
+void for_each_overlap(const BlockGrid& grid, const Box& box, F&& f) {
+  const int rank = grid.rank();
+  std::vector<Extent> first(rank), last(rank);
+  for (int d = 0; d < rank; ++d) {
+    const auto range = grid.blocks_overlapping(d, box.lo[d], box.hi[d]);
+    first[d] = range.first;
+    last[d] = range.second;
+  }
+  std::vector<Extent> key = first;
+  while (true) {
+    f(static_cast<const std::vector<Extent>&>(key), intersect(box, grid.box(key)));
+    int d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++key[d] <= last[d]) break;
+      key[d] = first[d];
+    }
+    if (d < 0) return;
+  }
+}
 
 }  // namespace einrel
 

@@ -5,8 +5,6 @@
 #include <einrel_BoxCopy.hpp>
 #include <einrel_Relation.hpp>
 
-#include <tuple>
-
 #include <string>
 #include <vector>
 
@@ -104,26 +102,14 @@ TensorRelation<Scalar, MemorySpace> repartition(const ExecutionSpace& exec,
     const Box box = target.box(key);
     const Bound extent = box.extents();
     const auto block = Tensor<Scalar, MemorySpace>::uninitialized("einrel::repartition", extent);
-    // Walk the source blocks overlapping `box`: an odometer over the overlapping range per dimension.
-    Key first(target.rank()), last(target.rank());
-    for (int d = 0; d < target.rank(); ++d)
-      std::tie(first[d], last[d]) = source.blocks_overlapping(d, box.lo[d], box.hi[d]);
-    Key s = first;
-    while (true) {
-      const Box piece = intersect(box, source.box(s));
+    for_each_overlap(source, box, [&](const Key& s, const Box& piece) {
       std::vector<Extent> src_lo, dst_lo;
       for (int d = 0; d < target.rank(); ++d) {
         src_lo.push_back(piece.lo[d] - source.offset(d, s[d]));
         dst_lo.push_back(piece.lo[d] - box.lo[d]);
       }
       copy_box(exec, r.block(s), src_lo, block, dst_lo, piece.extents());
-      int d = target.rank() - 1;
-      for (; d >= 0; --d) {
-        if (++s[d] <= last[d]) break;
-        s[d] = first[d];
-      }
-      if (d < 0) break;
-    }
+    });
     blocks.insert(key, block);
   }
   return TensorRelation<Scalar, MemorySpace>(r.bound(), parts, std::move(blocks));

@@ -1,0 +1,44 @@
+#include <einrel_Communicator.hpp>
+#include <einrel_Error.hpp>
+
+namespace einrel::redistribute {
+
+void check_mpi(int rc, const std::string& call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS) length = 0;
+  throw Error(call + " failed: " + (length > 0 ? std::string(text, length) : "MPI error " + std::to_string(rc)));
+}
+
+Communicator::Communicator(MPI_Comm comm) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) throw Error("einrel needs MPI to be initialized before it is given a communicator");
+  auto* dup = new MPI_Comm(MPI_COMM_NULL);
+  const int rc = MPI_Comm_dup(comm, dup);
+  if (rc != MPI_SUCCESS) {
+    delete dup;
+    check_mpi(rc, "MPI_Comm_dup");
+  }
+  comm_.reset(dup, [](MPI_Comm* c) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && *c != MPI_COMM_NULL) MPI_Comm_free(c);
+    delete c;
+  });
+  check_mpi(MPI_Comm_set_errhandler(*comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check_mpi(MPI_Comm_rank(*comm_, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(*comm_, &size_), "MPI_Comm_size");
+}
+
+template <>
+MPI_Datatype mpi_datatype<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype mpi_datatype<double>() {
+  return MPI_DOUBLE;
+}
+
+}  // namespace einrel::redistribute

@@ -1,0 +1,237 @@
+#ifndef EINREL_EXCHANGE_HPP
+#define EINREL_EXCHANGE_HPP
+
+#include <einrel_BoxCopy.hpp>
+#include <einrel_Communicator.hpp>
+#include <einrel_Config.hpp>
+#include <einrel_KokkosCompat.hpp>
+#include <einrel_RedistributionPlan.hpp>
+#include <einrel_Relation.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace einrel::redistribute {
+
+// What one execution of a RedistributionPlan did on this rank. Elements count scalars; buffer bytes
+// count the send and receive buffers in use in the busiest round (twice that when messages are staged
+// through host copies of device buffers).
+struct ExchangeStats {
+  Extent elements_sent = 0;
+  Extent elements_received = 0;
+  Extent local_elements = 0;
+  std::size_t peak_buffer_bytes = 0;
+  int rounds = 0;
+  int messages_sent = 0;
+};
+
+// Executes redistribution plans (Cabana/ArborX Distributor, COSTA transform): per round, post every
+// MPI_Irecv, pack each message's pieces into one contiguous buffer, fence, MPI_Isend, copy the rank's
+// local pieces while messages fly, unpack each message as MPI_Waitany returns it, wait for the sends.
+// Buffers are kept and reused by later executions (grown when one needs more; release_buffers frees
+// them). Without GPU-aware MPI (EINREL_ENABLE_GPU_AWARE_MPI) messages of a memory space the host cannot
+// read are staged through host buffers.
+template <class MemorySpace>
+class Exchange {
+  // Messages are sent straight from MemorySpace when MPI can read it.
+  static constexpr bool direct =
+      EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+ public:
+  // True when messages go through host copies of the buffers (doubling the buffer bytes).
+  static constexpr bool stages_through_host = !direct;
+
+  explicit Exchange(Communicator comm) : comm_(std::move(comm)) {}
+
+  const Communicator& comm() const { return comm_; }
+  // Bytes held by the reused buffers (device and host staging).
+  std::size_t buffer_capacity_bytes() const {
+    return send_.extent(0) + receive_.extent(0) + send_host_.extent(0) + receive_host_.extent(0);
+  }
+  void release_buffers() { send_ = receive_ = {}, send_host_ = receive_host_ = {}; }
+
+  // Collective over the communicator: every rank calls it with its own plan of the same two layouts.
+  // `source` holds this rank's blocks of plan.from(), `target` this rank's blocks of plan.to(), keyed by
+  // grid keys; target elements are overwritten, source blocks are only read. Returns after the target
+  // blocks are complete (fenced). Throws Error before any message is posted when a block is missing or
+  // mis-shaped, or when the plan was made for another rank or communicator size.
+  template <class ExecutionSpace, class Scalar>
+  ExchangeStats execute(const ExecutionSpace& exec, const RedistributionPlan& plan,
+                        const Relation<Scalar, MemorySpace>& source, const Relation<Scalar, MemorySpace>& target);
+
+ private:
+  using bytes_view = Kokkos::View<char*, MemorySpace>;
+  using host_bytes_view = Kokkos::View<char*, Kokkos::HostSpace>;
+
+  template <class View>
+  static void reserve(View& v, std::size_t bytes, const char* label) {
+    if (v.extent(0) < bytes) v = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
+  }
+
+  Communicator comm_;
+  bytes_view send_, receive_;
+  host_bytes_view send_host_, receive_host_;
+};
+
+namespace detail {
+
+template <class Scalar, class MemorySpace>
+const Tensor<Scalar, MemorySpace>& checked_block(const Relation<Scalar, MemorySpace>& blocks, const BlockGrid& grid,
+                                                 Extent id, const char* which) {
+  const Key key = grid.key(id);
+  if (!blocks.contains(key))
+    throw Error(std::string("the ") + which + " blocks of this rank lack block " + to_string(key) + " of " +
+                to_string(grid.bound()) + " cut " + to_string(grid.parts()));
+  const auto& block = blocks.at(key);
+  if (block.bound() != grid.box(key).extents())
+    throw Error(std::string(which) + " block " + to_string(key) + " has shape " + to_string(block.bound()) +
+                ", expected " + to_string(grid.box(key).extents()));
+  return block;
+}
+
+// Where a piece sits inside its block of `grid`.
+inline std::vector<Extent> corner_in_block(const Piece& piece, const BlockGrid& grid, Extent block) {
+  const Key key = grid.key(block);
+  std::vector<Extent> lo(piece.box.lo.size());
+  for (std::size_t d = 0; d < lo.size(); ++d) lo[d] = piece.box.lo[d] - grid.offset(static_cast<int>(d), key[d]);
+  return lo;
+}
+
+}  // namespace detail
+
+template <class MemorySpace>
+template <class ExecutionSpace, class Scalar>
+ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const RedistributionPlan& plan,
+                                             const Relation<Scalar, MemorySpace>& source,
+                                             const Relation<Scalar, MemorySpace>& target) {
+  using block_view = Kokkos::View<Scalar*, MemorySpace>;
+  using const_view = Kokkos::View<const Scalar*, MemorySpace>;
+  static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible,
+                "einrel::redistribute::Exchange: the execution space must reach the blocks' memory space");
+  if (plan.rank() != comm_.rank() || plan.from().num_ranks() != comm_.size())
+    throw Error("a redistribution plan for rank " + std::to_string(plan.rank()) + " of " +
+                std::to_string(plan.from().num_ranks()) + " cannot run on rank " + std::to_string(comm_.rank()) +
+                " of " + std::to_string(comm_.size()));
+  if (plan.element_bytes() != sizeof(Scalar))
+    throw Error("a redistribution plan for " + std::to_string(plan.element_bytes()) + "-byte elements cannot move " +
+                std::to_string(sizeof(Scalar)) + "-byte ones");
+  const BlockGrid &from = plan.from().grid(), &to = plan.to().grid();
+  // Check every block the plan touches before anything is posted, so a bad call fails on its own rank
+  // without leaving messages in flight.
+  for (const PeerStream& s : plan.sends())
+    for (const Piece& p : s.pieces) detail::checked_block(source, from, p.source_block, "source");
+  for (const PeerStream& s : plan.receives())
+    for (const Piece& p : s.pieces) detail::checked_block(target, to, p.target_block, "target");
+  for (const Piece& p : plan.local()) {
+    detail::checked_block(source, from, p.source_block, "source");
+    detail::checked_block(target, to, p.target_block, "target");
+  }
+
+  ExchangeStats stats;
+  stats.elements_sent = plan.elements_sent();
+  stats.elements_received = plan.elements_received();
+  stats.local_elements = plan.local_elements();
+  stats.rounds = static_cast<int>(plan.rounds().size());
+  std::size_t send_bytes = 0, receive_bytes = 0;
+  for (const Round& r : plan.rounds()) {
+    send_bytes = std::max(send_bytes, static_cast<std::size_t>(r.send_elements) * sizeof(Scalar));
+    receive_bytes = std::max(receive_bytes, static_cast<std::size_t>(r.receive_elements) * sizeof(Scalar));
+    stats.peak_buffer_bytes =
+        std::max(stats.peak_buffer_bytes, (r.send_elements + r.receive_elements) * sizeof(Scalar) * (direct ? 1 : 2));
+  }
+  reserve(send_, send_bytes, "einrel::exchange/send");
+  reserve(receive_, receive_bytes, "einrel::exchange/receive");
+  if constexpr (!direct) {
+    reserve(send_host_, send_bytes, "einrel::exchange/send_host");
+    reserve(receive_host_, receive_bytes, "einrel::exchange/receive_host");
+  }
+  const block_view send_buffer(reinterpret_cast<Scalar*>(send_.data()), send_bytes / sizeof(Scalar));
+  const block_view receive_buffer(reinterpret_cast<Scalar*>(receive_.data()), receive_bytes / sizeof(Scalar));
+  Scalar* const send_mpi = reinterpret_cast<Scalar*>(direct ? send_.data() : send_host_.data());
+  Scalar* const receive_mpi = reinterpret_cast<Scalar*>(direct ? receive_.data() : receive_host_.data());
+  const MPI_Comm comm = comm_.get();
+  // The byte range of `count` elements from element `first` of a buffer.
+  [[maybe_unused]] auto bytes_of = [](Extent first, Extent count) {
+    return std::pair<std::size_t, std::size_t>(first * sizeof(Scalar), (first + count) * sizeof(Scalar));
+  };
+  const MPI_Datatype type = mpi_datatype<Scalar>();
+
+  auto copy_local = [&] {
+    for (const Piece& p : plan.local()) {
+      const auto& src = source.at(from.key(p.source_block));
+      const auto& dst = target.at(to.key(p.target_block));
+      copy_box(exec, src, detail::corner_in_block(p, from, p.source_block), dst,
+               detail::corner_in_block(p, to, p.target_block), p.box.extents());
+    }
+  };
+  if (plan.rounds().empty()) copy_local();
+
+  std::vector<MPI_Request> receives, sends;
+  for (std::size_t round_index = 0; round_index < plan.rounds().size(); ++round_index) {
+    const Round& round = plan.rounds()[round_index];
+    receives.assign(round.receives.size(), MPI_REQUEST_NULL);
+    sends.assign(round.sends.size(), MPI_REQUEST_NULL);
+    for (std::size_t m = 0; m < round.receives.size(); ++m) {
+      const Message& msg = round.receives[m];
+      check_mpi(MPI_Irecv(receive_mpi + msg.buffer_offset, static_cast<int>(msg.last - msg.first), type, msg.peer,
+                          msg.tag, comm, &receives[m]),
+                "MPI_Irecv");
+    }
+    for (const Message& msg : round.sends)
+      for_each_piece_in(plan.send_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
+        const auto& block = source.at(from.key(p.source_block));
+        const auto extent = p.box.extents();
+        copy_box_range(
+            exec,
+            BoxPlace<const_view>{block.view(), 0, block.bound(), detail::corner_in_block(p, from, p.source_block)},
+            BoxPlace<block_view>{send_buffer, msg.buffer_offset + p.offset - msg.first, extent,
+                                 std::vector<Extent>(extent.size(), 0)},
+            extent, b, e);
+      });
+    if constexpr (!direct) {
+      const auto bytes = bytes_of(0, round.send_elements);
+      Kokkos::deep_copy(exec, Kokkos::subview(send_host_, bytes), Kokkos::subview(send_, bytes));
+    }
+    compat::fence(exec, "einrel::exchange: packed");  // MPI reads the buffers next
+    for (std::size_t m = 0; m < round.sends.size(); ++m) {
+      const Message& msg = round.sends[m];
+      check_mpi(MPI_Isend(send_mpi + msg.buffer_offset, static_cast<int>(msg.last - msg.first), type, msg.peer, msg.tag,
+                          comm, &sends[m]),
+                "MPI_Isend");
+      ++stats.messages_sent;
+    }
+    if (round_index == 0) copy_local();  // overlaps the messages in flight
+    for (std::size_t done = 0; done < receives.size(); ++done) {
+      int m = MPI_UNDEFINED;
+      check_mpi(MPI_Waitany(static_cast<int>(receives.size()), receives.data(), &m, MPI_STATUS_IGNORE), "MPI_Waitany");
+      const Message& msg = round.receives[m];
+      if constexpr (!direct) {
+        const auto bytes = bytes_of(msg.buffer_offset, msg.last - msg.first);
+        Kokkos::deep_copy(exec, Kokkos::subview(receive_, bytes), Kokkos::subview(receive_host_, bytes));
+      }
+      for_each_piece_in(plan.receive_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
+        const auto& block = target.at(to.key(p.target_block));
+        const auto extent = p.box.extents();
+        copy_box_range(
+            exec,
+            BoxPlace<const_view>{receive_buffer, msg.buffer_offset + p.offset - msg.first, extent,
+                                 std::vector<Extent>(extent.size(), 0)},
+            BoxPlace<block_view>{block.view(), 0, block.bound(), detail::corner_in_block(p, to, p.target_block)},
+            extent, b, e);
+      });
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    compat::fence(exec, "einrel::exchange: unpacked");  // the next round reuses the buffers
+  }
+  compat::fence(exec, "einrel::exchange: done");
+  return stats;
+}
+
+}  // namespace einrel::redistribute
+
+#endif

@@ -1,0 +1,113 @@
+#include <einrel_Error.hpp>
+#include <einrel_Placement.hpp>
+
+#include <algorithm>
+
+namespace einrel::redistribute {
+
+Placement::Placement(Kind kind, Extent num_blocks, int num_ranks)
+    : kind_(kind), num_blocks_(num_blocks), num_ranks_(num_ranks) {
+  if (num_ranks < 1) throw Error("a placement needs at least one rank, got " + std::to_string(num_ranks));
+  if (num_blocks < 1) throw Error("a placement needs at least one block, got " + std::to_string(num_blocks));
+}
+
+Placement Placement::spread(Extent num_blocks, int num_ranks) { return Placement(Kind::spread, num_blocks, num_ranks); }
+
+Placement Placement::replicated(Extent num_blocks, int num_ranks) {
+  return Placement(Kind::replicated, num_blocks, num_ranks);
+}
+
+Placement Placement::owners(const std::vector<int>& owner, int num_ranks) {
+  std::vector<std::vector<int>> sites;
+  for (int r : owner) sites.push_back({r});
+  return Placement::sites(sites, num_ranks);
+}
+
+Placement Placement::sites(const std::vector<std::vector<int>>& sites, int num_ranks) {
+  Placement p(Kind::explicit_sites, static_cast<Extent>(sites.size()), num_ranks);
+  p.offsets_.push_back(0);
+  for (std::size_t b = 0; b < sites.size(); ++b) {
+    const auto& s = sites[b];
+    if (s.empty()) throw Error("block " + std::to_string(b) + " of a placement has no site");
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] < 0 || s[i] >= num_ranks)
+        throw Error("block " + std::to_string(b) + " is placed on rank " + std::to_string(s[i]) + " of " +
+                    std::to_string(num_ranks));
+      if (i > 0 && s[i] <= s[i - 1])
+        throw Error("the sites of block " + std::to_string(b) + " must be distinct and increasing");
+    }
+    p.sites_.insert(p.sites_.end(), s.begin(), s.end());
+    p.offsets_.push_back(static_cast<Extent>(p.sites_.size()));
+  }
+  return p;
+}
+
+int Placement::num_sites(Extent b) const {
+  switch (kind_) {
+    case Kind::spread:
+      return 1;
+    case Kind::replicated:
+      return num_ranks_;
+    default:
+      return static_cast<int>(offsets_[b + 1] - offsets_[b]);
+  }
+}
+
+int Placement::site(Extent b, int i) const {
+  switch (kind_) {
+    case Kind::spread:
+      return static_cast<int>(b * num_ranks_ / num_blocks_);
+    case Kind::replicated:
+      return i;
+    default:
+      return sites_[offsets_[b] + i];
+  }
+}
+
+bool Placement::holds(int rank, Extent b) const {
+  switch (kind_) {
+    case Kind::spread:
+      return site(b, 0) == rank;
+    case Kind::replicated:
+      return true;
+    default:
+      return std::binary_search(sites_.begin() + offsets_[b], sites_.begin() + offsets_[b + 1], rank);
+  }
+}
+
+std::vector<Extent> Placement::blocks_of(int rank) const {
+  std::vector<Extent> blocks;
+  if (kind_ == Kind::spread) {
+    // Blocks b with floor(b·R/n) == rank: ceil(rank·n/R) <= b < ceil((rank+1)·n/R).
+    const Extent n = num_blocks_, R = num_ranks_;
+    for (Extent b = (rank * n + R - 1) / R; b < ((rank + 1) * n + R - 1) / R; ++b) blocks.push_back(b);
+    return blocks;
+  }
+  for (Extent b = 0; b < num_blocks_; ++b)
+    if (holds(rank, b)) blocks.push_back(b);
+  return blocks;
+}
+
+int Placement::owner(Extent b) const {
+  if (num_sites(b) != 1)
+    throw Error("block " + std::to_string(b) + " has " + std::to_string(num_sites(b)) + " sites, not one owner");
+  return site(b, 0);
+}
+
+int Placement::source_for(Extent b, int rank) const {
+  if (holds(rank, b)) return rank;
+  const int n = num_sites(b);
+  return site(b, static_cast<int>((rank + b) % n));
+}
+
+bool operator==(const Placement& a, const Placement& b) {
+  if (a.num_blocks_ != b.num_blocks_ || a.num_ranks_ != b.num_ranks_) return false;
+  for (Extent k = 0; k < a.num_blocks_; ++k) {
+    if (a.num_sites(k) != b.num_sites(k)) return false;
+    for (int i = 0; i < a.num_sites(k); ++i)
+      if (a.site(k, i) != b.site(k, i)) return false;
+  }
+  return true;
+}
+
+}  // namespace einrel::redistribute

@@ -1,0 +1,59 @@
+#ifndef EINREL_PLACEMENT_HPP
+#define EINREL_PLACEMENT_HPP
+
+#include <einrel_Bound.hpp>
+
+#include <vector>
+
+namespace einrel::redistribute {
+
+// The site map of a distributed tensor relation (TRA paper §4): for each of n blocks, the non-empty set
+// of ranks (sites) that hold a copy. Every rank computes it locally, without communication.
+//  - spread:     Part_D with blocks in C order spread evenly: block b on rank floor(b·R/n). With n >= R
+//                every rank holds floor(n/R) or ceil(n/R) consecutive blocks; with n < R (a plan with
+//                fewer blocks than ranks) ranks without a block idle for that tensor.
+//  - replicated: All, every block on every rank.
+//  - owners:     Part_D with an explicit rank per block.
+//  - sites:      any explicit non-empty set of ranks per block (a block replicated on the ranks whose
+//                join tuples need it).
+class Placement {
+ public:
+  // Throw Error unless num_ranks >= 1, num_blocks >= 1 and every named rank is in [0, num_ranks).
+  static Placement spread(Extent num_blocks, int num_ranks);
+  static Placement replicated(Extent num_blocks, int num_ranks);
+  static Placement owners(const std::vector<int>& owner, int num_ranks);
+  // Sites are sorted and must be distinct.
+  static Placement sites(const std::vector<std::vector<int>>& sites, int num_ranks);
+
+  Extent num_blocks() const { return num_blocks_; }
+  int num_ranks() const { return num_ranks_; }
+  // Sites of block b in increasing order: num_sites(b) of them, the i-th is site(b, i).
+  int num_sites(Extent b) const;
+  int site(Extent b, int i) const;
+  bool holds(int rank, Extent b) const;
+  // Blocks on `rank`, increasing.
+  std::vector<Extent> blocks_of(int rank) const;
+  // The one site of a block with exactly one; throws Error for a replicated block.
+  int owner(Extent b) const;
+
+  // Which copy of block b serves a reader on `rank`: its own when it holds one, else one of the sites
+  // chosen by (rank + b) so that readers of a replicated block are spread over its copies. Both ends
+  // of an exchange compute the same answer.
+  int source_for(Extent b, int rank) const;
+
+  friend bool operator==(const Placement& a, const Placement& b);
+
+ private:
+  enum class Kind { spread, replicated, explicit_sites };
+  Placement(Kind kind, Extent num_blocks, int num_ranks);
+
+  Kind kind_;
+  Extent num_blocks_;
+  int num_ranks_;
+  std::vector<Extent> offsets_;  // explicit_sites: sites of b are sites_[offsets_[b] .. offsets_[b+1])
+  std::vector<int> sites_;
+};
+
+}  // namespace einrel::redistribute
+
+#endif

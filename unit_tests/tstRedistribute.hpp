@@ -1,0 +1,162 @@
+// Redistribution over MPI: random pairs of layouts (uneven grids, replicated and multi-site blocks,
+// more or fewer blocks than ranks), each rank filling its source blocks with a function of the global
+// index and checking every element of its target blocks. Every rank draws the same cases from one
+// seed; the cases of a test are batched so that the oversubscribed programs run few collectives.
+#include <einrel_DistributedTensorRelation.hpp>
+#include <einrel_TestLayouts.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <random>
+
+namespace {
+
+using namespace einrel;
+using redistribute::BlockLayout;
+using redistribute::Communicator;
+using redistribute::Exchange;
+using redistribute::ExchangeLimits;
+using redistribute::ExchangeStats;
+
+template <class Scalar>
+using DTR = redistribute::DistributedTensorRelation<Scalar, TEST_MEMSPACE>;
+
+// The value at global C-order index i of tensor number `tag`: exact in f32 for the sizes used here.
+double value_at(Extent i, int tag) { return static_cast<double>(i % 4093) + 0.25 * (tag % 7) - 1000.0; }
+
+// This rank's blocks of `layout`, filled with value_at.
+template <class Scalar>
+DTR<Scalar> make_source(const Communicator& comm, const BlockLayout& layout, int tag) {
+  Relation<Scalar, TEST_MEMSPACE> local(layout.grid().rank());
+  const auto strides = c_order_strides(layout.grid().bound());
+  for (Extent id : layout.blocks_of(comm.rank())) {
+    const Key key = layout.grid().key(id);
+    const Box box = layout.grid().box(key);
+    std::vector<Scalar> values;
+    std::vector<Extent> at = box.lo;
+    for (Extent n = 0; n < box.size(); ++n) {
+      Extent flat = 0;
+      for (std::size_t d = 0; d < at.size(); ++d) flat += at[d] * strides[d];
+      values.push_back(static_cast<Scalar>(value_at(flat, tag)));
+      for (int d = static_cast<int>(at.size()) - 1; d >= 0; --d) {
+        if (++at[d] < box.hi[d]) break;
+        at[d] = box.lo[d];
+      }
+    }
+    local.insert(key, tensor_from_host<TEST_MEMSPACE>("source", box.extents(), values));
+  }
+  return DTR<Scalar>(comm, layout, std::move(local));
+}
+
+// Number of elements of this rank's blocks that differ from value_at.
+template <class Scalar>
+Extent count_wrong(const DTR<Scalar>& r, int tag) {
+  const auto expected = make_source<Scalar>(r.comm(), r.layout(), tag);
+  Extent wrong = 0;
+  for (const auto& [key, block] : expected.local()) {
+    if (!r.holds(key)) return block.size();
+    const auto want = tensor_to_host(block), got = tensor_to_host(r.block(key));
+    for (std::size_t i = 0; i < want.size(); ++i) wrong += want[i] != got[i];
+  }
+  return wrong + static_cast<Extent>(r.local().size() - expected.local().size());
+}
+
+struct Totals {
+  long long wrong = 0, sent = 0, received = 0, over_bound = 0, over_cap = 0;
+};
+
+// Draws `cases` random redistributions of Scalar tensors and runs them on one exchange.
+template <class Scalar>
+Totals random_redistributions(unsigned seed, int cases) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Exchange<TEST_MEMSPACE> exchange(comm);
+  TEST_EXECSPACE exec;
+  std::mt19937 gen(seed);
+  Totals t;
+  for (int c = 0; c < cases; ++c) {
+    const Bound bound = test::random_bound(gen);
+    const BlockLayout from = test::random_layout(gen, bound, comm.size()),
+                      to = test::random_layout(gen, bound, comm.size());
+    ExchangeLimits limits;
+    if (gen() % 3 == 0) limits.max_message_elements = std::uniform_int_distribution<Extent>(1, 40)(gen);
+    if (gen() % 3 == 0) limits.buffer_bytes = sizeof(Scalar) * std::uniform_int_distribution<std::size_t>(2, 300)(gen);
+    const auto source = make_source<Scalar>(comm, from, c);
+    ExchangeStats stats;
+    const auto target = redistribute::redistribute(exec, exchange, source, to, limits, &stats);
+    const Extent wrong = count_wrong(target, c) + count_wrong(source, c);  // the source is only read
+    if (wrong > 0)
+      ADD_FAILURE() << "case " << c << " rank " << comm.rank() << ": " << wrong << " wrong elements, from "
+                    << test::describe(from) << " to " << test::describe(to);
+    t.wrong += wrong;
+    t.sent += stats.elements_sent;
+    t.received += stats.elements_received;
+    // Buffers never exceed what the rank sends plus receives, nor the cap.
+    const std::size_t volume = (stats.elements_sent + stats.elements_received) * sizeof(Scalar);
+    t.over_bound += stats.peak_buffer_bytes > (Exchange<TEST_MEMSPACE>::stages_through_host ? 2 : 1) * volume;
+    if (limits.buffer_bytes > 0)
+      t.over_cap +=
+          stats.peak_buffer_bytes > (Exchange<TEST_MEMSPACE>::stages_through_host ? 2 : 1) * limits.buffer_bytes;
+  }
+  return t;
+}
+
+void expect_consistent(Totals t) {
+  MPI_Allreduce(MPI_IN_PLACE, &t, 5, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(t.wrong, 0);
+  EXPECT_EQ(t.sent, t.received);  // every element sent was received
+  EXPECT_EQ(t.over_bound, 0);
+  EXPECT_EQ(t.over_cap, 0);
+}
+
+TEST(TEST_CATEGORY, redistribute_random_layouts_f64) { expect_consistent(random_redistributions<double>(7, 120)); }
+
+TEST(TEST_CATEGORY, redistribute_random_layouts_f32) { expect_consistent(random_redistributions<float>(11, 40)); }
+
+// A repartition of a whole matrix from row blocks to column blocks, spread over every rank, under a cap
+// that forces many rounds, with the exchange's buffers reused between calls.
+TEST(TEST_CATEGORY, redistribute_capped_rounds_reuse_buffers) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Exchange<TEST_MEMSPACE> exchange(comm);
+  TEST_EXECSPACE exec;
+  const int R = comm.size();
+  const BlockLayout rows(BlockGrid({97, 61}, {std::min(R, 97), 1}), R),
+      cols(BlockGrid({97, 61}, {1, std::min(R, 61)}), R);
+  const auto source = make_source<double>(comm, rows, 3);
+  ExchangeStats free_stats, capped_stats;
+  auto target = redistribute::redistribute(exec, exchange, source, cols, {}, &free_stats);
+  EXPECT_EQ(count_wrong(target, 3), 0);
+  const std::size_t capacity = exchange.buffer_capacity_bytes();
+  const ExchangeLimits cap{1024};
+  target = redistribute::redistribute(exec, exchange, source, cols, cap, &capped_stats);
+  EXPECT_EQ(count_wrong(target, 3), 0);
+  EXPECT_EQ(exchange.buffer_capacity_bytes(), capacity);  // the smaller rounds fit the buffers kept
+  EXPECT_LE(capped_stats.peak_buffer_bytes, (Exchange<TEST_MEMSPACE>::stages_through_host ? 2 : 1) * cap.buffer_bytes);
+  if (R > 1) {
+    EXPECT_GT(capped_stats.rounds, 1);
+  }
+  EXPECT_EQ(capped_stats.elements_sent, free_stats.elements_sent);
+  // And back, replicated on every rank (an allgather by the same mechanism).
+  const BlockLayout all(BlockGrid({97, 61}, {1, 1}), redistribute::Placement::replicated(1, R));
+  EXPECT_EQ(count_wrong(redistribute::redistribute(exec, exchange, target, all), 3), 0);
+  exchange.release_buffers();
+  EXPECT_EQ(exchange.buffer_capacity_bytes(), 0u);
+}
+
+TEST(TEST_CATEGORY, redistribute_rejects_foreign_blocks_before_posting) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Exchange<TEST_MEMSPACE> exchange(comm);
+  const BlockLayout a(BlockGrid({12}, {3}), comm.size()), b(BlockGrid({12}, {4}), comm.size());
+  const redistribute::RedistributionPlan plan(a, b, comm.rank(), sizeof(double));
+  // Every rank passes the target blocks as the source: each fails alone, before any message.
+  const auto target = DTR<double>::allocate("t", comm, b);
+  if (!plan.local().empty() || !plan.sends().empty()) {
+    EXPECT_THROW(exchange.execute(TEST_EXECSPACE{}, plan, target.local(), target.local()), Error);
+  }
+  EXPECT_THROW(DTR<double>(comm, a, Relation<double, TEST_MEMSPACE>(2)), Error);  // keys of the wrong arity
+  const Communicator other(MPI_COMM_WORLD);                                       // another duplicate
+  const auto source = make_source<double>(other, a, 0);
+  EXPECT_THROW(redistribute::redistribute(TEST_EXECSPACE{}, exchange, source, b), Error);
+}
+
+}  // namespace
