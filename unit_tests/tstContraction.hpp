@@ -131,7 +131,7 @@ TEST(TEST_CATEGORY, BlockedGenericKernelF32) { check_blocked_generic<float>(); }
 
 TEST(TEST_CATEGORY, ContractionPlansUseOperandsInPlace) {
   auto plan = [](const char* eq, const Bound& x, const Bound& y) {
-    return kernels::plan_contraction(EinSum::parse(eq, 2), x, y);
+    return kernels::plan_contraction(resolve(EinSum::parse(eq, 2), {x, y}));
   };
   auto p = plan("ij,jk->ik", {4, 5}, {5, 6});
   EXPECT_FALSE(p.pack_x || p.pack_y || p.pack_z || p.trans_x || p.trans_y || p.z_transposed);
@@ -157,7 +157,7 @@ TEST(TEST_CATEGORY, ContractionPlansUseOperandsInPlace) {
   p = plan("ijx,jk->ik", {4, 5, 3}, {5, 6});
   EXPECT_EQ(p.x_only, "x");
   EXPECT_EQ(p.x_labels, "ij");
-  EXPECT_THROW(kernels::plan_contraction(EinSum::parse("ij->i", 1), {2, 2}, {}), Error);
+  EXPECT_THROW(kernels::plan_contraction(resolve(EinSum::parse("ij->i", 1), {{2, 2}})), Error);
 }
 
 template <class Scalar>

@@ -193,7 +193,7 @@ output V
 
 TEST(GraphFile, NaryOrderAggregatesEarlyAndBreaksTiesByPosition) {
   EinSum e = EinSum::parse("ai,bi,ci->abc", 3);
-  auto steps = greedy_pairwise_order(e, {{2, 5}, {2, 5}, {2, 5}});
+  auto steps = greedy_pairwise_order(resolve(e, {{2, 5}, {2, 5}, {2, 5}}));
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].first, 0u);  // all pairs give 2*2*5 elements: the first pair wins
   EXPECT_EQ(steps[0].second, 1u);
@@ -201,7 +201,7 @@ TEST(GraphFile, NaryOrderAggregatesEarlyAndBreaksTiesByPosition) {
   EXPECT_EQ(steps[1].labels, "abc");
   // A label in one operand only is aggregated in the first join that consumes the operand.
   e = EinSum::parse("ij,jk,kl,lm->m", 4);
-  steps = greedy_pairwise_order(e, {{9, 2}, {2, 3}, {3, 4}, {4, 5}});
+  steps = greedy_pairwise_order(resolve(e, {{9, 2}, {2, 3}, {3, 4}, {4, 5}}));
   EXPECT_EQ(steps[0].labels, "k");  // i and j are summed away with the first pair
   EXPECT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps.back().labels, "m");

@@ -48,13 +48,10 @@ std::vector<PartitionVector> random_plan(const Graph& g, std::mt19937& gen) {
   for (VertexId v = 0; v < g.size(); ++v) {
     const Vertex& vertex = g.vertex(v);
     if (vertex.is_input()) continue;
-    const std::string labels = vertex.einsum->unique_labels();
+    const std::string& labels = g.resolved(v).unique_labels();
     std::vector<Extent> parts;
     for (char c : labels) {
-      Extent extent = 0;
-      for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-        if (const auto pos = vertex.einsum->inputs[k].find(c); pos != std::string::npos)
-          extent = g.vertex(vertex.inputs[k]).bound[pos];
+      const Extent extent = g.resolved(v).extent(c);
       Extent p = 1;
       while (2 * p <= extent && gen() % 2) p *= 2;
       parts.push_back(p);

@@ -59,7 +59,7 @@ TEST(PlannerBaselines, GreedyTakesTheCheapestVectorGivenItsProducers) {
       plan[v] = d;
       return partition::evaluate_cost(g, plan)[v].total();
     };
-    for (const auto& d : partition::viable(*g.vertex(v).einsum, partition::operand_bounds(g, v), 8))
+    for (const auto& d : partition::viable(g.resolved(v), 8))
       EXPECT_LE(cost_of(greedy[v]), cost_of(d)) << g.vertex(v).name << " " << d.str();
   }
 }
@@ -72,7 +72,7 @@ TEST(PlannerBaselines, EveryBaselineGivesViableVectors) {
       const auto plan = baseline(g, p).partitions;
       for (VertexId v = 0; v < g.size(); ++v) {
         if (g.vertex(v).is_input()) continue;
-        const auto viable = partition::viable(*g.vertex(v).einsum, partition::operand_bounds(g, v), p);
+        const auto viable = partition::viable(g.resolved(v), p);
         EXPECT_NE(std::find(viable.begin(), viable.end(), plan[v]), viable.end())
             << g.vertex(v).name << " " << plan[v].str() << " p = " << p;
       }

@@ -19,19 +19,21 @@ const std::vector<Bound> square8 = {{8, 8}, {8, 8}};
 TEST(PlannerCostModel, JoinCostFollowsTheFormula) {
   // §7, top-left case of Figure 2: d = [4,1,1,4] gives n_X = n_Y = 16 and J = 16 join results; the paper
   // prints "8 × (16 + 16)" but its formula J · (n_X + n_Y) gives 16 × 32.
-  EXPECT_DOUBLE_EQ(partition::join_cost(matmul, square8, PartitionVector("ijk", {4, 1, 4})), 512);
+  EXPECT_DOUBLE_EQ(partition::join_cost(resolve(matmul, square8), PartitionVector("ijk", {4, 1, 4})), 512);
   // §6: d = [16,2,2,4] has 16 × 2 × 4 = 128 join results.
   EXPECT_EQ(PartitionVector("ijk", {16, 2, 4}).num_join_results(), 128);
   // Unary: J · n_X.
-  EXPECT_DOUBLE_EQ(partition::join_cost(EinSum::parse("ij->i", 1), {{8, 8}}, PartitionVector("ij", {2, 4})), 64);
+  EXPECT_DOUBLE_EQ(partition::join_cost(resolve(EinSum::parse("ij->i", 1), {{8, 8}}), PartitionVector("ij", {2, 4})),
+                   64);
 }
 
 TEST(PlannerCostModel, AggregationCostIsSixtyFourForTheWorkedExample) {
   // §7, bottom-right case: d = [2,2,2,4], n_agg = 2, n_Z = 8: 16/2 · (2 − 1) · 8.
-  EXPECT_DOUBLE_EQ(partition::aggregation_cost(matmul, square8, PartitionVector("ijk", {2, 2, 4})), 64);
-  EXPECT_DOUBLE_EQ(partition::aggregation_cost(matmul, square8, PartitionVector("ijk", {4, 1, 4})), 0);
+  EXPECT_DOUBLE_EQ(partition::aggregation_cost(resolve(matmul, square8), PartitionVector("ijk", {2, 2, 4})), 64);
+  EXPECT_DOUBLE_EQ(partition::aggregation_cost(resolve(matmul, square8), PartitionVector("ijk", {4, 1, 4})), 0);
   // A full reduction of an 8×8 matrix into one scalar from 8 blocks: 7 partial scalars move.
-  EXPECT_DOUBLE_EQ(partition::aggregation_cost(EinSum::parse("ij->", 1), {{8, 8}}, PartitionVector("ij", {4, 2})), 7);
+  EXPECT_DOUBLE_EQ(
+      partition::aggregation_cost(resolve(EinSum::parse("ij->", 1), {{8, 8}}), PartitionVector("ij", {4, 2})), 7);
 }
 
 TEST(PlannerCostModel, RepartitionCostIsThreeHundredTwentyForTheWorkedExample) {
@@ -46,15 +48,16 @@ TEST(PlannerCostModel, RepartitionCostIsThreeHundredTwentyForTheWorkedExample) {
 TEST(PlannerCostModel, UnevenBlocksUseRealDivision) {
   // n_X = 5/2 · 3 = 7.5 (blocks of 3 and 2 rows): J · n_X is exactly the floats of X times its replication,
   // 2 · 7.5 + 2 · 12 (Y is whole and read by both join results).
-  EXPECT_DOUBLE_EQ(partition::join_cost(matmul, {{5, 3}, {3, 4}}, PartitionVector("ijk", {2, 1, 1})), 2 * 7.5 + 2 * 12);
+  EXPECT_DOUBLE_EQ(partition::join_cost(resolve(matmul, {{5, 3}, {3, 4}}), PartitionVector("ijk", {2, 1, 1})),
+                   2 * 7.5 + 2 * 12);
   // n_p = 1.5, n_c = 3, n_int = 1.5: (3/1.5 − 1) · 1 · 4.5.
   EXPECT_DOUBLE_EQ(partition::repartition_cost({3}, {2}, {1}), 4.5);
   // The vector's label order does not matter.
-  EXPECT_DOUBLE_EQ(partition::join_cost(matmul, square8, PartitionVector("kji", {4, 1, 4})), 512);
+  EXPECT_DOUBLE_EQ(partition::join_cost(resolve(matmul, square8), PartitionVector("kji", {4, 1, 4})), 512);
 }
 
 TEST(PlannerViable, TenPartitioningsOfAnEightByEightMatmulAtEightProcessors) {
-  const auto viable = partition::viable(matmul, square8, 8);
+  const auto viable = partition::viable(resolve(matmul, square8), 8);
   EXPECT_EQ(viable.size(), 10u);
   // The eight that §8.2 lists, [i, j, j, k] written over the unique labels i, j, k.
   for (const auto& listed : std::vector<std::vector<Extent>>{
@@ -67,28 +70,29 @@ TEST(PlannerViable, TenPartitioningsOfAnEightByEightMatmulAtEightProcessors) {
 TEST(PlannerViable, ThreeThousandThreePartitioningsForTenDoublingsOverSixLabels) {
   // N = 10, D = 6 free labels: (N + D − 1)! / (N! (D − 1)!) = 3003 (§8.1).
   const EinSum e = EinSum::parse("abcd,cdef->abef", 2);
-  EXPECT_EQ(partition::viable(e, {{1024, 1024, 1024, 1024}, {1024, 1024, 1024, 1024}}, 1024).size(), 3003u);
+  EXPECT_EQ(partition::viable(resolve(e, {{1024, 1024, 1024, 1024}, {1024, 1024, 1024, 1024}}), 1024).size(), 3003u);
   // Co-partitioned labels count once: a 4-label matmul-like product at N = 3 has C(6, 3) = 20.
-  EXPECT_EQ(partition::viable(EinSum::parse("bij,bjk->bik", 2), {{8, 8, 8}, {8, 8, 8}}, 8).size(), 20u);
+  EXPECT_EQ(partition::viable(resolve(EinSum::parse("bij,bjk->bik", 2), {{8, 8, 8}, {8, 8, 8}}), 8).size(), 20u);
 }
 
 TEST(PlannerViable, ExtentsCapThePartsAndFallBackBelowP) {
   // i has extent 3: at most 2 parts.
-  for (const auto& d : partition::viable(matmul, {{3, 8}, {8, 8}}, 16)) EXPECT_LE(d.parts_of('i'), 2) << d.str();
+  for (const auto& d : partition::viable(resolve(matmul, {{3, 8}, {8, 8}}), 16))
+    EXPECT_LE(d.parts_of('i'), 2) << d.str();
   // 2×1 times 1×1 cannot reach 16: the one vector with the largest product, every label at its maximum.
-  const auto fallback = partition::viable(matmul, {{2, 1}, {1, 1}}, 16);
+  const auto fallback = partition::viable(resolve(matmul, {{2, 1}, {1, 1}}), 16);
   ASSERT_EQ(fallback.size(), 1u);
   EXPECT_EQ(fallback[0], PartitionVector("ijk", {2, 1, 1}));
   // A scalar has one (empty) vector; p = 1 leaves everything whole.
-  EXPECT_EQ(partition::viable(EinSum::parse("->", 1), {{}}, 4).size(), 1u);
-  const auto whole = partition::viable(matmul, square8, 1);
+  EXPECT_EQ(partition::viable(resolve(EinSum::parse("->", 1), {{}}), 4).size(), 1u);
+  const auto whole = partition::viable(resolve(matmul, square8), 1);
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_EQ(whole[0], PartitionVector("ijk", {1, 1, 1}));
 }
 
 TEST(PlannerViable, RejectsPNotAPowerOfTwo) {
-  EXPECT_THROW(partition::viable(matmul, square8, 12), Error);
-  EXPECT_THROW(partition::viable(matmul, square8, 0), Error);
+  EXPECT_THROW(partition::viable(resolve(matmul, square8), 12), Error);
+  EXPECT_THROW(partition::viable(resolve(matmul, square8), 0), Error);
   try {
     partition::check_procs(6);
     FAIL();

@@ -89,7 +89,7 @@ double exhaustive_optimum(const Graph& g, Extent p) {
   for (VertexId v = 0; v < g.size(); ++v)
     if (!g.vertex(v).is_input()) {
       einsums.push_back(v);
-      choices.push_back(partition::viable(*g.vertex(v).einsum, partition::operand_bounds(g, v), p));
+      choices.push_back(partition::viable(g.resolved(v), p));
       combinations *= choices.back().size();
     }
   if (combinations > 20000) return -1;
@@ -186,7 +186,7 @@ TEST(PlannerSearch, GeneralDagsGetViableVectorsAndRefinementOnlyHelps) {
       EXPECT_GT(refined.partitions_considered, plain.partitions_considered);
       for (VertexId v = 0; v < g.size(); ++v) {
         if (g.vertex(v).is_input()) continue;
-        const auto viable = partition::viable(*g.vertex(v).einsum, partition::operand_bounds(g, v), p);
+        const auto viable = partition::viable(g.resolved(v), p);
         EXPECT_NE(std::find(viable.begin(), viable.end(), refined.partitions[v]), viable.end())
             << g.vertex(v).name << " " << refined.partitions[v].str();
       }

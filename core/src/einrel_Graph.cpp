@@ -1,7 +1,6 @@
 #include <einrel_Graph.hpp>
 
 #include <algorithm>
-#include <array>
 
 namespace einrel {
 
@@ -29,7 +28,7 @@ std::string Graph::fresh_name() const {
 VertexId Graph::input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin) {
   check_new_name(name);
   check_bound(bound, "input '" + name + "'");
-  vertices_.push_back(Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin)});
+  vertices_.push_back(Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin), std::nullopt});
   return vertices_.size() - 1;
 }
 
@@ -61,37 +60,40 @@ void Graph::validate() const {
   if (outputs_.empty()) throw Error("the graph has no output");
 }
 
-std::array<Extent, 128> Graph::label_extents(const EinSum& einsum, const std::vector<VertexId>& operands) const {
-  // Every label has one extent across all operands (eindecomp.txt §3: the bound of a label).
-  std::array<Extent, 128> extent{};
-  std::array<std::size_t, 128> seen_in{};
+ResolvedEinSum Graph::resolve_operands(const EinSum& einsum, const std::vector<VertexId>& operands) const {
+  // Errors in the order of the operands, and within one: its rank, its dtype, its labels' extents.
+  std::vector<Bound> bounds;
+  std::vector<std::string> names;
+  std::optional<std::size_t> other_dtype;  // the first operand of the right rank with another dtype
   for (std::size_t k = 0; k < operands.size(); ++k) {
     if (operands[k] >= vertices_.size()) throw OperandError(k, "operand " + std::to_string(k + 1) + " is not a vertex");
     const Vertex& in = vertices_[operands[k]];
-    const std::string& labels = einsum.inputs[k];
-    if (in.bound.size() != labels.size())
-      throw OperandError(k, "'" + in.name + "' has rank " + std::to_string(in.bound.size()) + " " +
-                                to_string(in.bound) + " but the equation gives it " + std::to_string(labels.size()) +
-                                " label(s) '" + labels + "'");
-    if (in.dtype != vertices_[operands[0]].dtype)
-      throw OperandError(k, "'" + in.name + "' is " + std::string(dtype_name(in.dtype)) + " but '" +
-                                vertices_[operands[0]].name + "' is " +
-                                std::string(dtype_name(vertices_[operands[0]].dtype)) +
-                                "; operands of one einsum share a dtype");
-    for (std::size_t d = 0; d < labels.size(); ++d) {
-      const auto c = static_cast<unsigned char>(labels[d]);
-      if (extent[c] == 0) {
-        extent[c] = in.bound[d];
-        seen_in[c] = operands[k];
-      } else if (extent[c] != in.bound[d]) {
-        throw OperandError(k, "shape mismatch for label '" + std::string(1, labels[d]) + "': it is " +
-                                  std::to_string(extent[c]) + " in '" + vertices_[seen_in[c]].name + "' but " +
-                                  std::to_string(in.bound[d]) + " in '" + in.name + "' (dimension " +
-                                  std::to_string(d) + ")");
-      }
-    }
+    if (!other_dtype && in.bound.size() == einsum.inputs.at(k).size() && in.dtype != vertices_[operands[0]].dtype)
+      other_dtype = k;
+    bounds.push_back(in.bound);
+    names.push_back(in.name);
   }
-  return extent;
+  auto dtype_error = [&](std::size_t k) {
+    const Vertex &in = vertices_[operands[k]], &first = vertices_[operands[0]];
+    return OperandError(k, "'" + in.name + "' is " + std::string(dtype_name(in.dtype)) + " but '" + first.name +
+                               "' is " + std::string(dtype_name(first.dtype)) +
+                               "; operands of one einsum share a dtype");
+  };
+  std::optional<ResolvedEinSum> resolved;
+  try {
+    resolved = resolve(einsum, bounds, names);
+  } catch (const OperandError& e) {
+    if (other_dtype && e.position() >= *other_dtype) throw dtype_error(*other_dtype);
+    throw;
+  }
+  if (other_dtype) throw dtype_error(*other_dtype);
+  return std::move(*resolved);
+}
+
+const ResolvedEinSum& Graph::resolved(VertexId v) const {
+  const Vertex& vertex = vertices_.at(v);
+  if (!vertex.resolved) throw Error("'" + vertex.name + "' is an input, not an einsum");
+  return *vertex.resolved;
 }
 
 VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
@@ -106,11 +108,11 @@ VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const 
     throw Error("join=" + std::string(op_name(einsum.join)) +
                 " needs two operands; a unary einsum has only map= and agg=");
 
-  const auto extent = label_extents(einsum, operands);
-  Bound bound;
-  for (char c : einsum.output) bound.push_back(extent[static_cast<unsigned char>(c)]);
+  ResolvedEinSum resolved = resolve_operands(einsum, operands);
+  const Bound bound = resolved.output_bound();
   check_bound(bound, "einsum '" + name + "'");
-  vertices_.push_back(Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin)});
+  vertices_.push_back(
+      Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin), std::move(resolved)});
   return vertices_.size() - 1;
 }
 

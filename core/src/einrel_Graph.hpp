@@ -5,8 +5,8 @@
 #include <einrel_Dtype.hpp>
 #include <einrel_EinSum.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_ResolvedEinSum.hpp>
 
-#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -25,14 +25,11 @@ struct Vertex {
   std::optional<EinSum> einsum;  // empty for an input
   std::vector<VertexId> inputs;  // operands of the EinSum, in equation order
   SourceLocation origin;         // where a graph file declared it (empty for the builder API)
+  // The EinSum resolved against its operands' bounds (label extents and positions), computed once when
+  // the vertex is added; empty for an input.
+  std::optional<ResolvedEinSum> resolved;
 
   bool is_input() const { return !einsum.has_value(); }
-};
-
-// An EinSum operand that does not fit its equation; position() is the operand's 0-based index.
-class OperandError : public PositionedError {
- public:
-  using PositionedError::PositionedError;
 };
 
 // How the builder API applies an einsum: its ops and, optionally, the vertex name (generated when
@@ -71,6 +68,8 @@ class Graph {
 
   std::size_t size() const { return vertices_.size(); }
   const Vertex& vertex(VertexId v) const { return vertices_.at(v); }
+  // The resolved EinSum of vertex v; throws Error when v is an input.
+  const ResolvedEinSum& resolved(VertexId v) const;
   const std::vector<Vertex>& vertices() const { return vertices_; }
   const std::vector<VertexId>& outputs() const { return outputs_; }
   std::optional<VertexId> find(std::string_view name) const;
@@ -78,9 +77,9 @@ class Graph {
  private:
   void check_new_name(const std::string& name) const;
   std::string fresh_name() const;
-  // The extent of every label (indexed by character), checking ranks, dtypes and that a label has one
-  // extent in all operands; throws OperandError naming the operand.
-  std::array<Extent, 128> label_extents(const EinSum& einsum, const std::vector<VertexId>& operands) const;
+  // `einsum` resolved against the bounds of `operands`, checking that they are vertices, ranks, dtypes
+  // and that a label has one extent in all operands; throws OperandError naming the operand.
+  ResolvedEinSum resolve_operands(const EinSum& einsum, const std::vector<VertexId>& operands) const;
   VertexId add_nary(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
                     const SourceLocation& origin);
 

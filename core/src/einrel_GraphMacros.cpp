@@ -2,16 +2,12 @@
 #include <einrel_Graph.hpp>
 #include <einrel_GraphMacros.hpp>
 
-#include <map>
 #include <tuple>
 
 namespace einrel {
 
-std::vector<NaryStep> greedy_pairwise_order(const EinSum& e, const std::vector<Bound>& bounds) {
-  std::map<char, Extent> extent;
-  for (std::size_t k = 0; k < e.inputs.size(); ++k)
-    for (std::size_t d = 0; d < e.inputs[k].size(); ++d) extent[e.inputs[k][d]] = bounds.at(k).at(d);
-
+std::vector<NaryStep> greedy_pairwise_order(const ResolvedEinSum& resolved) {
+  const EinSum& e = resolved.einsum();
   std::vector<std::string> operands = e.inputs;
   std::vector<NaryStep> steps;
   while (operands.size() > 2) {
@@ -30,7 +26,7 @@ std::vector<NaryStep> greedy_pairwise_order(const EinSum& e, const std::vector<B
         for (char c : operands[a] + operands[b])
           if (labels.find(c) == std::string::npos && needed(c)) {
             labels += c;
-            size *= extent[c];
+            size *= resolved.extent(c);
           }
         if (std::get<0>(best) < 0 || size < std::get<0>(best)) {
           best = {size, a, b};
@@ -60,10 +56,8 @@ VertexId Graph::add_nary(const std::string& name, const EinSum& e, const std::ve
                 " operands is computed pairwise, which is exact only for join=mul,agg=sum or join=add with "
                 "agg=max or agg=min, and map=identity; got join=" +
                 std::string(op_name(e.join)) + ", agg=" + std::string(op_name(e.agg)) + ", map=" + map_spelling(e.map));
-  label_extents(e, operands);  // reports a mismatch at the operand the user wrote
-  std::vector<Bound> bounds;
-  for (VertexId v : operands) bounds.push_back(vertices_[v].bound);
-  const auto steps = greedy_pairwise_order(e, bounds);
+  // Resolving reports a mismatch at the operand the user wrote.
+  const auto steps = greedy_pairwise_order(resolve_operands(e, operands));
 
   std::vector<VertexId> current = operands;
   std::vector<std::string> labels = e.inputs;

@@ -3,6 +3,7 @@
 
 #include <einrel_Bound.hpp>
 #include <einrel_EinSum.hpp>
+#include <einrel_ResolvedEinSum.hpp>
 
 #include <cstddef>
 #include <string>
@@ -22,8 +23,8 @@ struct NaryStep {
 // the lowest first index, then the lowest second); the intermediate keeps, in order of first appearance,
 // the labels of the pair that the output or another remaining operand still needs, so every other label
 // is aggregated as early as possible. The last step joins the final two into the output labels.
-// `bounds[k]` is the bound of operand k.
-std::vector<NaryStep> greedy_pairwise_order(const EinSum& e, const std::vector<Bound>& bounds);
+// The extents are those of `resolved` (resolve(e, bounds) with bounds[k] the bound of operand k).
+std::vector<NaryStep> greedy_pairwise_order(const ResolvedEinSum& resolved);
 
 // True when an einsum with these ops may be computed pairwise: ⊗ must distribute over ⊕ and be
 // associative, which holds for (mul, sum), (add, max) and (add, min), with no map.

@@ -1,3 +1,4 @@
+#include <einrel_Bound.hpp>
 #include <einrel_Cli.hpp>
 #include <einrel_Config.hpp>
 #include <einrel_Error.hpp>
@@ -97,7 +98,7 @@ std::int64_t parse_procs(const std::string& s) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || value < 1 || (value & (value - 1)) != 0 || value > (1LL << 40))
+  if (used != s.size() || !is_power_of_two(value) || value > (1LL << 40))
     throw Error("--procs needs a power of two (1, 2, 4, ...), got '" + s + "'");
   return value;
 }

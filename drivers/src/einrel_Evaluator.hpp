@@ -63,7 +63,7 @@ Evaluation<typename ExecutionSpace::memory_space> evaluate_unpartitioned(
       std::optional<T> y;
       if (vertex.inputs.size() > 1) y = std::get<T>(*result.values[vertex.inputs[1]]);
       const T z = T::uninitialized(vertex.name, vertex.bound);
-      kernels::einsum(exec, *vertex.einsum, x, y, z);
+      kernels::einsum(exec, graph.resolved(v), x, y, z);
       compat::fence(exec, "einrel::evaluate_unpartitioned: " + vertex.name);
       result.values[v] = z;
     });

@@ -25,60 +25,44 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-inline std::vector<int> positions(const std::string& labels, const std::string& in) {
-  std::vector<int> p;
-  for (char c : labels) p.push_back(static_cast<int>(in.find(c)));
-  return p;
-}
-
 // One EinSum vertex as TRA (eindecomp.txt §4.3, equation 5): join the operand relations on their shared
 // labels with the block kernel K (or transform the one operand with it), then ⊕-aggregate the partial
-// blocks over the aggregated labels' key entries. Operands already have the partitions d[l_in].
+// blocks over the aggregated labels' key entries. Operands already have the partitions d[l_in]. Each
+// kernel call resolves the EinSum against its blocks' bounds.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 TensorRelation<Scalar, MemorySpace> evaluate_vertex(const ExecutionSpace& exec, const Vertex& vertex,
                                                     const partition::PartitionVector& d,
                                                     const std::vector<TensorRelation<Scalar, MemorySpace>>& operands) {
   using Block = Tensor<Scalar, MemorySpace>;
-  const EinSum& e = *vertex.einsum;
-  auto block_bound = [&](const std::vector<const Block*>& blocks) {
-    Bound b;
-    for (char c : e.output)
-      for (std::size_t k = 0; k < blocks.size(); ++k)
-        if (const auto pos = e.inputs[k].find(c); pos != std::string::npos) {
-          b.push_back(blocks[k]->bound()[pos]);
-          break;
-        }
-    return b;
+  const ResolvedEinSum& resolved = *vertex.resolved;
+  const EinSum& e = resolved.einsum();
+  auto kernel = [&](const std::vector<Bound>& block_bounds, const Block& x, const std::optional<Block>& y) {
+    const ResolvedEinSum block = resolve(e, block_bounds);
+    const Block z = Block::uninitialized(vertex.name + "/partial", block.output_bound());
+    kernels::einsum(exec, block, x, y, z);
+    return z;
   };
-  std::string joined = e.inputs[0];  // key labels of the join result: l_X ⊙ l_Y
   Relation<Scalar, MemorySpace> partial(0);
   if (e.arity() == 1) {
-    partial = tra::transform(operands[0].relation(), [&](const Block& x) {
-      const Block z = Block::uninitialized(vertex.name + "/partial", block_bound({&x}));
-      kernels::einsum(exec, e, x, std::optional<Block>{}, z);
-      return z;
-    });
+    partial = tra::transform(operands[0].relation(),
+                             [&](const Block& x) { return kernel({x.bound()}, x, std::optional<Block>{}); });
   } else {
-    std::vector<int> keys_x, keys_y;
-    for (std::size_t k = 0; k < e.inputs[1].size(); ++k) {
-      const char c = e.inputs[1][k];
-      if (const auto pos = e.inputs[0].find(c); pos != std::string::npos) {
+    std::vector<int> keys_x, keys_y;  // the shared labels' dimensions in X and Y
+    for (std::size_t k = 0; k < e.inputs[1].size(); ++k)
+      if (const auto pos = resolved.position_in(0, e.inputs[1][k]); pos != ResolvedEinSum::absent) {
         keys_x.push_back(static_cast<int>(pos));
         keys_y.push_back(static_cast<int>(k));
-      } else {
-        joined += c;
       }
-    }
     partial =
         tra::join(operands[0].relation(), operands[1].relation(), keys_x, keys_y, [&](const Block& x, const Block& y) {
-          const Block z = Block::uninitialized(vertex.name + "/partial", block_bound({&x, &y}));
-          kernels::einsum(exec, e, x, std::optional<Block>(y), z);
-          return z;
+          return kernel({x.bound(), y.bound()}, x, y);
         });
   }
-  const std::vector<int> group_by = positions(e.output, joined);
+  // The key labels of the join result, l_X ⊙ l_Y, are the unique labels in their order.
+  std::vector<int> group_by;
+  for (std::size_t pos : resolved.positions(e.output)) group_by.push_back(static_cast<int>(pos));
   Extent agg_parts = 1;
-  for (char c : e.aggregated_labels()) agg_parts *= d.parts_of(c);
+  for (char c : resolved.aggregated_labels()) agg_parts *= d.parts_of(c);
   // With no aggregated label partitioned every group has one block: aggregation only reorders keys.
   Relation<Scalar, MemorySpace> result =
       agg_parts == 1 ? tra::rekey(partial, static_cast<int>(group_by.size()),
@@ -122,9 +106,7 @@ Evaluation<typename ExecutionSpace::memory_space> evaluate_partitioned(
       continue;
     }
     const partition::PartitionVector& d = partitions[v];
-    std::vector<Bound> input_bounds;
-    for (VertexId in : vertex.inputs) input_bounds.push_back(graph.vertex(in).bound);
-    d.check_fits(*vertex.einsum, input_bounds);
+    d.check_fits(graph.resolved(v));
 
     const auto start = std::chrono::steady_clock::now();
     dispatch_dtype(vertex.dtype, [&](auto scalar) {

@@ -69,12 +69,7 @@ double check_tolerance(const Graph& graph) {
   for (const Vertex& v : graph.vertices()) {
     if (v.is_input()) continue;
     Extent terms = 1;
-    for (char c : v.einsum->aggregated_labels())
-      for (std::size_t k = 0; k < v.inputs.size(); ++k)
-        if (const auto pos = v.einsum->inputs[k].find(c); pos != std::string::npos) {
-          terms *= graph.vertex(v.inputs[k]).bound[pos];
-          break;
-        }
+    for (char c : v.resolved->aggregated_labels()) terms *= v.resolved->extent(c);
     const double eps =
         v.dtype == Dtype::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
     tol = std::max(tol, 100 * eps * std::sqrt(static_cast<double>(terms)));

@@ -38,22 +38,22 @@ inline bool use_blocked_generic(const ContractionPlan& p) {
          p.batch_size * p.m_size * p.n_size * p.k_size >= 4096;
 }
 
-// Z = einsum(e, X, Y) (or Z ⊕= with accumulate) for a binary EinSum whose label groups (from
+// Z = einsum(e, X, Y) (or Z ⊕= with accumulate) for a binary EinSum `e`, resolved against the bounds of X
+// and Y, whose label groups (from
 // plan_contraction) satisfy use_blocked_generic: X is packed to batch+m+k and Y to batch+n+k unless
 // already so, Z computed as batch+m+n and permuted into place if it is stored otherwise. Asynchronous
 // on `exec`.
 template <class ExecutionSpace, class Scalar>
-void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum& e,
+void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const ResolvedEinSum& resolved,
                      const Tensor<Scalar, typename ExecutionSpace::memory_space>& x,
                      const Tensor<Scalar, typename ExecutionSpace::memory_space>& y,
                      const Tensor<Scalar, typename ExecutionSpace::memory_space>& z, bool accumulate) {
   using MemorySpace = typename ExecutionSpace::memory_space;
   using T = Tensor<Scalar, MemorySpace>;
+  const EinSum& e = resolved.einsum();
   auto arranged = [&](const T& t, const std::string& stored, const std::string& wanted) {
     if (stored == wanted) return t;
-    Bound b;
-    for (char c : wanted) b.push_back(t.bound()[stored.find(c)]);
-    const T packed = T::uninitialized("einrel::blocked_generic/packed", b);
+    const T packed = T::uninitialized("einrel::blocked_generic/packed", resolved.extents(wanted));
     permute(exec, t, stored, packed, wanted);
     return packed;
   };
@@ -61,9 +61,7 @@ void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const
   const T xb = arranged(x, e.inputs[0], p.batch + p.m + p.k);
   const T yb = arranged(y, e.inputs[1], p.batch + p.n + p.k);
   const bool direct = zl == e.output;
-  Bound zb;
-  for (char c : zl) zb.push_back(z.bound()[e.output.find(c)]);
-  const T zr = direct ? z : T::uninitialized("einrel::blocked_generic/result", zb);
+  const T zr = direct ? z : T::uninitialized("einrel::blocked_generic/result", resolved.extents(zl));
   launch_blocked_generic(
       exec, BlockedGenericArgs<Scalar, MemorySpace>{xb.view(), yb.view(), zr.view(), p.batch_size, p.m_size, p.n_size,
                                                     p.k_size, e.join, e.agg, e.map, accumulate && direct});

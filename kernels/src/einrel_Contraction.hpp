@@ -80,34 +80,26 @@ void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent
 
 }  // namespace detail
 
-// Z = X·Y (or Z += X·Y with accumulate) for a binary contraction planned by plan_contraction:
+// Z = X·Y (or Z += X·Y with accumulate) for a binary contraction `e`, resolved against the bounds of X
+// and Y and planned by plan_contraction:
 // single-operand labels are summed away with `reduce`, operands packed where the plan says, then one
 // batched GEMM, writing straight into Z unless Z itself needs packing. `reduce(exec, equation, in, out)`
 // is the generic kernel for a unary sum. Asynchronous on `exec`.
 template <class ExecutionSpace, class Scalar, class MemorySpace, class Reduce>
-void contract(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum& e,
+void contract(const ExecutionSpace& exec, const ContractionPlan& p, const ResolvedEinSum& resolved,
               const Tensor<Scalar, MemorySpace>& x, const Tensor<Scalar, MemorySpace>& y,
               const Tensor<Scalar, MemorySpace>& z, bool accumulate, Reduce&& reduce) {
   using T = Tensor<Scalar, MemorySpace>;
-  auto bound_of = [&](const std::string& labels) {
-    Bound b;
-    for (char c : labels) {
-      if (const auto pos = e.inputs[0].find(c); pos != std::string::npos)
-        b.push_back(x.bound()[pos]);
-      else
-        b.push_back(y.bound()[e.inputs[1].find(c)]);
-    }
-    return b;
-  };
+  const EinSum& e = resolved.einsum();
   auto prepare = [&](const T& t, const std::string& stored, const std::string& kept, const std::string& gemm) {
     T r = t;
     if (kept != stored) {  // sum the labels only this operand has
-      const T reduced = T::uninitialized("einrel::contract/reduced", bound_of(kept));
+      const T reduced = T::uninitialized("einrel::contract/reduced", resolved.extents(kept));
       reduce(exec, EinSum::parse(stored + "->" + kept, 1), r, reduced);
       r = reduced;
     }
     if (gemm != kept) {
-      const T packed = T::uninitialized("einrel::contract/packed", bound_of(gemm));
+      const T packed = T::uninitialized("einrel::contract/packed", resolved.extents(gemm));
       permute(exec, r, kept, packed, gemm);
       r = packed;
     }
@@ -115,7 +107,7 @@ void contract(const ExecutionSpace& exec, const ContractionPlan& p, const EinSum
   };
   const T xg = prepare(x, e.inputs[0], p.x_labels, p.x_gemm);
   const T yg = prepare(y, e.inputs[1], p.y_labels, p.y_gemm);
-  const T zg = p.pack_z ? T::uninitialized("einrel::contract/result", bound_of(p.z_gemm)) : z;
+  const T zg = p.pack_z ? T::uninitialized("einrel::contract/result", resolved.extents(p.z_gemm)) : z;
   const Scalar beta = accumulate && !p.pack_z ? Scalar(1) : Scalar(0);
   if (!p.z_transposed)
     detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(exec, p.trans_x, p.trans_y, p.batch_size, p.m_size,

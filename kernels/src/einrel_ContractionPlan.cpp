@@ -1,7 +1,6 @@
 #include <einrel_ContractionPlan.hpp>
 #include <einrel_Error.hpp>
 
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -36,15 +35,13 @@ Extent ContractionPlan::packed_elements(const Bound& x, const Bound& y, const Bo
   return (pack_x ? num_elements(x) : 0) + (pack_y ? num_elements(y) : 0) + (pack_z ? num_elements(z) : 0);
 }
 
-ContractionPlan plan_contraction(const EinSum& e, const Bound& x_bound, const Bound& y_bound) {
+ContractionPlan plan_contraction(const ResolvedEinSum& resolved) {
+  const EinSum& e = resolved.einsum();
   if (e.arity() != 2) throw Error("plan_contraction: '" + e.equation() + "' is not a binary einsum");
   const std::string &lx = e.inputs[0], &ly = e.inputs[1], &lz = e.output;
-  std::map<char, Extent> extent;
-  for (std::size_t d = 0; d < lx.size(); ++d) extent[lx[d]] = x_bound.at(d);
-  for (std::size_t d = 0; d < ly.size(); ++d) extent[ly[d]] = y_bound.at(d);
 
   ContractionPlan p;
-  for (char c : e.unique_labels()) {
+  for (char c : resolved.unique_labels()) {
     const bool in_x = has(lx, c), in_y = has(ly, c), in_z = has(lz, c);
     std::string& group = in_x && in_y ? (in_z ? p.batch : p.k)
                          : in_x       ? (in_z ? p.m : p.x_only)
@@ -57,23 +54,13 @@ ContractionPlan plan_contraction(const EinSum& e, const Bound& x_bound, const Bo
     if (!has(p.y_only, c)) p.y_labels += c;
   auto size = [&](const std::string& g) {
     Extent s = 1;
-    for (char c : g) s *= extent[c];
+    for (char c : g) s *= resolved.extent(c);
     return s;
   };
 
   // Try every combination of stored group orders; keep the one that packs the fewest elements.
-  const Bound xb = [&] {
-    Bound b;
-    for (char c : p.x_labels) b.push_back(extent[c]);
-    return b;
-  }();
-  const Bound yb = [&] {
-    Bound b;
-    for (char c : p.y_labels) b.push_back(extent[c]);
-    return b;
-  }();
-  Bound zb;
-  for (char c : lz) zb.push_back(extent[c]);
+  const Bound xb = resolved.extents(p.x_labels), yb = resolved.extents(p.y_labels);
+  const Bound& zb = resolved.output_bound();
   std::optional<ContractionPlan> best;
   Extent best_cost = 0;
   for (const auto& b : candidate_orders(p.batch, {lz, p.x_labels, p.y_labels}))

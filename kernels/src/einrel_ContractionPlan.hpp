@@ -2,7 +2,7 @@
 #define EINREL_CONTRACTIONPLAN_HPP
 
 #include <einrel_Bound.hpp>
-#include <einrel_EinSum.hpp>
+#include <einrel_ResolvedEinSum.hpp>
 
 #include <string>
 
@@ -34,9 +34,10 @@ struct ContractionPlan {
   Extent packed_elements(const Bound& x, const Bound& y, const Bound& z) const;
 };
 
-// Plans `e` for operands of these bounds. The grouping holds for any binary EinSum (the blocked generic
-// kernel uses it too); the single-operand reductions and the GEMM apply to contractions.
-ContractionPlan plan_contraction(const EinSum& e, const Bound& x_bound, const Bound& y_bound);
+// Plans `e`, resolved against the bounds of its operands. The grouping holds for any binary EinSum (the
+// blocked generic kernel uses it too); the single-operand reductions and the GEMM apply to contractions.
+// Throws Error unless `e` is binary.
+ContractionPlan plan_contraction(const ResolvedEinSum& e);
 
 }  // namespace einrel::kernels
 

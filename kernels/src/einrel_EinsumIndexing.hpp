@@ -2,7 +2,7 @@
 #define EINREL_EINSUMINDEXING_HPP
 
 #include <einrel_Bound.hpp>
-#include <einrel_EinSum.hpp>
+#include <einrel_ResolvedEinSum.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -24,9 +24,9 @@ struct EinsumIndexing {
   Extent agg_size = 1;  // product of aggregated extents
 };
 
-// Builds the indexing of `e` for operands of the given bounds (y_bound ignored for unary EinSums).
-// Throws Error when the EinSum uses more than max_labels labels.
-EinsumIndexing make_indexing(const EinSum& e, const Bound& x_bound, const Bound& y_bound);
+// Builds the indexing of `e`, resolved against the bounds of its operands. Throws Error when the EinSum
+// uses more than max_labels labels.
+EinsumIndexing make_indexing(const ResolvedEinSum& e);
 
 }  // namespace einrel::kernels
 

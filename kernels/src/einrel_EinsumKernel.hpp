@@ -7,6 +7,7 @@
 #include <einrel_EinSum.hpp>
 #include <einrel_EinsumIndexing.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_ResolvedEinSum.hpp>
 #include <einrel_Tensor.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -155,33 +156,55 @@ inline bool use_gemm(const ContractionPlan& p) {
   return p.k_size > 1 && (p.m_size > 1 || p.n_size > 1) && p.batch_size * p.m_size * p.n_size * p.k_size >= 4096;
 }
 
+inline void check_arity(const EinSum& e, bool has_y) {
+  if (e.arity() != (has_y ? 2u : 1u))
+    throw Error("einsum '" + e.equation() + "' needs " + std::to_string(e.arity()) + " operand(s)");
+}
+
 }  // namespace detail
 
 // Z = einsum(e, X[, Y]) on `exec`; with accumulate, Z = Z ⊕ einsum(e, X[, Y]) (the aggregation's ⊕), the
 // mode partial results of one output block are combined in. Z must already have the output bound.
 // Contractions with matrix shape go through batched GEMM (einrel_Contraction.hpp), other matrix-shaped
 // binary EinSums through the blocked generic kernel (einrel_BlockedGeneric.hpp), everything else through
-// the generic kernel below. Asynchronous on `exec`.
+// the generic kernel below. Asynchronous on `exec`. `e` is resolved against the bounds of X and Y (throws
+// Error when it was resolved against others).
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+void einsum(const ExecutionSpace& exec, const ResolvedEinSum& resolved, const Tensor<Scalar, MemorySpace>& x,
+            const std::optional<Tensor<Scalar, MemorySpace>>& y, const Tensor<Scalar, MemorySpace>& z,
+            bool accumulate = false);
+
+// The same for an EinSum not yet resolved: resolves it against the bounds of X and Y (OperandError when
+// they do not fit it).
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 void einsum(const ExecutionSpace& exec, const EinSum& e, const Tensor<Scalar, MemorySpace>& x,
             const std::optional<Tensor<Scalar, MemorySpace>>& y, const Tensor<Scalar, MemorySpace>& z,
             bool accumulate = false) {
+  detail::check_arity(e, y.has_value());
+  einsum(exec, y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()}), x, y, z, accumulate);
+}
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+void einsum(const ExecutionSpace& exec, const ResolvedEinSum& resolved, const Tensor<Scalar, MemorySpace>& x,
+            const std::optional<Tensor<Scalar, MemorySpace>>& y, const Tensor<Scalar, MemorySpace>& z,
+            bool accumulate) {
   static_assert(Kokkos::is_execution_space<ExecutionSpace>::value, "einsum needs a Kokkos execution space");
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible,
                 "einsum: the execution space cannot access the tensors' memory space");
-  if (e.arity() != (y ? 2u : 1u))
-    throw Error("einsum '" + e.equation() + "' needs " + std::to_string(e.arity()) + " operand(s)");
-  const Bound y_bound = y ? y->bound() : Bound{};
-  const EinsumIndexing ix = make_indexing(e, x.bound(), y_bound);
+  const EinSum& e = resolved.einsum();
+  detail::check_arity(e, y.has_value());
+  if (resolved.operand_bounds()[0] != x.bound() || (y && resolved.operand_bounds()[1] != y->bound()))
+    throw Error("einsum '" + e.equation() + "' was resolved against other bounds than its operands'");
+  const EinsumIndexing ix = make_indexing(resolved);
   Extent expected = 1;
   for (int l = 0; l < ix.num_free; ++l) expected *= ix.free_extent[l];
   if (z.rank() != static_cast<int>(e.output.size()) || z.size() != expected)
     throw Error("einsum '" + e.equation() + "': output bound " + to_string(z.bound()) + " does not fit");
 
   if (y) {
-    const ContractionPlan plan = plan_contraction(e, x.bound(), y_bound);
+    const ContractionPlan plan = plan_contraction(resolved);
     if (e.is_contraction() && detail::use_gemm(plan)) {
-      contract(exec, plan, e, x, *y, z, accumulate,
+      contract(exec, plan, resolved, x, *y, z, accumulate,
                [](const ExecutionSpace& ex, const EinSum& sum, const Tensor<Scalar, MemorySpace>& in,
                   const Tensor<Scalar, MemorySpace>& out) {
                  einsum(ex, sum, in, std::optional<Tensor<Scalar, MemorySpace>>{}, out);
@@ -191,7 +214,7 @@ void einsum(const ExecutionSpace& exec, const EinSum& e, const Tensor<Scalar, Me
     // The blocked kernel is instantiated for tensors in the execution space's own memory space.
     if constexpr (std::is_same<MemorySpace, typename ExecutionSpace::memory_space>::value) {
       if (use_blocked_generic(plan)) {
-        blocked_generic(exec, plan, e, x, *y, z, accumulate);
+        blocked_generic(exec, plan, resolved, x, *y, z, accumulate);
         return;
       }
     }

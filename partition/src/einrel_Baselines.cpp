@@ -6,27 +6,25 @@ namespace einrel::partition {
 namespace {
 
 // Output labels first, then the aggregated labels, each group in equation order.
-std::string output_first(const EinSum& e) { return e.output + e.aggregated_labels(); }
+std::string output_first(const ResolvedEinSum& e) { return e.einsum().output + e.aggregated_labels(); }
 
-// A vector over `labels` built by handing out log2 p doublings one at a time to pick(exponents, caps),
-// which returns the label to double or -1 when it is done.
+// A vector over the unique labels of `e` built by handing out log2 p doublings one at a time, to the
+// labels in the order of `labels`, to pick(exponents, caps), which returns the label to double or -1 when
+// it is done.
 template <class Pick>
-PartitionVector hand_out(const EinSum& e, const std::vector<Bound>& bounds, Extent p, const std::string& labels,
-                         Pick pick) {
+PartitionVector hand_out(const ResolvedEinSum& e, Extent p, const std::string& labels, Pick pick) {
   std::vector<int> caps, exponents(labels.size(), 0);
-  for (Extent extent : label_extents(e, bounds, labels)) caps.push_back(floor_log2(extent));
+  for (Extent extent : e.extents(labels)) caps.push_back(floor_log2(extent));
   for (int left = floor_log2(p); left > 0; --left) {
     const int k = pick(exponents, caps);
     if (k < 0) break;
     ++exponents[k];
   }
-  std::vector<Extent> parts;
-  for (int x : exponents) parts.push_back(Extent{1} << x);
   // Back to unique-label order, the order every planner uses.
-  const std::string unique = e.unique_labels();
-  std::vector<Extent> ordered;
-  for (char c : unique) ordered.push_back(parts[labels.find(c)]);
-  return PartitionVector(unique, ordered);
+  const std::vector<std::size_t> at = e.positions(labels);
+  std::vector<Extent> parts(labels.size());
+  for (std::size_t k = 0; k < labels.size(); ++k) parts[at[k]] = Extent{1} << exponents[k];
+  return PartitionVector(e.unique_labels(), parts);
 }
 
 template <class Pick>
@@ -35,9 +33,9 @@ Partitioning per_vertex(const Graph& graph, Extent p, Pick pick) {
   Partitioning result;
   result.partitions.resize(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    result.partitions[v] = hand_out(*vertex.einsum, operand_bounds(graph, v), p, output_first(*vertex.einsum), pick);
+    if (graph.vertex(v).is_input()) continue;
+    const ResolvedEinSum& e = graph.resolved(v);
+    result.partitions[v] = hand_out(e, p, output_first(e), pick);
     ++result.partitions_considered;
   }
   return result;

@@ -1,6 +1,5 @@
 #include <einrel_CostModel.hpp>
 #include <einrel_Error.hpp>
-#include <einrel_Viable.hpp>
 
 #include <algorithm>
 
@@ -22,16 +21,11 @@ double EinSumCost::Tensor::block(const std::vector<Extent>& parts) const {
   return n;
 }
 
-EinSumCost::EinSumCost(const EinSum& e, const std::vector<Bound>& input_bounds) {
-  const std::string unique = e.unique_labels();
-  auto positions = [&](const std::string& labels) {
-    std::vector<std::size_t> p;
-    for (char c : labels) p.push_back(unique.find(c));
-    return p;
-  };
-  for (std::size_t k = 0; k < e.arity(); ++k) operands_.push_back({input_bounds.at(k), positions(e.inputs[k])});
-  output_ = {label_extents(e, input_bounds, e.output), positions(e.output)};
-  aggregated_ = positions(e.aggregated_labels());
+EinSumCost::EinSumCost(const ResolvedEinSum& e) {
+  for (std::size_t k = 0; k < e.arity(); ++k)
+    operands_.push_back({e.operand_bounds()[k], e.positions(e.einsum().inputs[k])});
+  output_ = {e.output_bound(), e.positions(e.einsum().output)};
+  aggregated_ = e.positions(e.aggregated_labels());
 }
 
 double EinSumCost::join(const std::vector<Extent>& parts) const {
@@ -46,12 +40,12 @@ double EinSumCost::aggregation(const std::vector<Extent>& parts) const {
   return product(parts) / n_agg * (n_agg - 1) * output_.block(parts);
 }
 
-double join_cost(const EinSum& e, const std::vector<Bound>& input_bounds, const PartitionVector& d) {
-  return EinSumCost(e, input_bounds).join(d.project(e.unique_labels()));
+double join_cost(const ResolvedEinSum& e, const PartitionVector& d) {
+  return EinSumCost(e).join(d.project(e.unique_labels()));
 }
 
-double aggregation_cost(const EinSum& e, const std::vector<Bound>& input_bounds, const PartitionVector& d) {
-  return EinSumCost(e, input_bounds).aggregation(d.project(e.unique_labels()));
+double aggregation_cost(const ResolvedEinSum& e, const PartitionVector& d) {
+  return EinSumCost(e).aggregation(d.project(e.unique_labels()));
 }
 
 double repartition_cost(const Bound& b, const std::vector<Extent>& producer, const std::vector<Extent>& consumer) {
@@ -86,11 +80,11 @@ std::vector<VertexCost> evaluate_cost(const Graph& graph, const std::vector<Part
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    const std::vector<Bound> bounds = operand_bounds(graph, v);
+    const ResolvedEinSum& e = graph.resolved(v);
     const PartitionVector& d = partitions[v];
-    d.check_fits(*vertex.einsum, bounds);
-    const EinSumCost model(*vertex.einsum, bounds);
-    const std::vector<Extent> parts = d.project(vertex.einsum->unique_labels());
+    d.check_fits(e);
+    const EinSumCost model(e);
+    const std::vector<Extent> parts = d.project(e.unique_labels());
     costs[v].join = model.join(parts);
     costs[v].agg = model.aggregation(parts);
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) costs[v].repartition += edge_cost(graph, partitions, v, k);

@@ -16,7 +16,7 @@ namespace einrel::partition {
 // EinSum::unique_labels() order (the order of viable()).
 class EinSumCost {
  public:
-  EinSumCost(const EinSum& e, const std::vector<Bound>& input_bounds);
+  explicit EinSumCost(const ResolvedEinSum& e);
 
   // cost_join: J · (n_X + n_Y), J the number of join results (J · n_X for a unary EinSum).
   double join(const std::vector<Extent>& parts) const;
@@ -35,8 +35,8 @@ class EinSumCost {
 };
 
 // EinSumCost for one vector d (any label order).
-double join_cost(const EinSum& e, const std::vector<Bound>& input_bounds, const PartitionVector& d);
-double aggregation_cost(const EinSum& e, const std::vector<Bound>& input_bounds, const PartitionVector& d);
+double join_cost(const ResolvedEinSum& e, const PartitionVector& d);
+double aggregation_cost(const ResolvedEinSum& e, const PartitionVector& d);
 
 // cost_repart of one tensor of bound b produced with parts `producer` and consumed with parts `consumer`
 // (per dimension): (n_c/n_int − 1)(n/n_c)(n_c + n_p) + [n_p ≠ n_int] n_p n/n_c.

@@ -3,8 +3,6 @@
 
 namespace einrel::partition {
 
-bool is_power_of_two(Extent n) { return n >= 1 && (n & (n - 1)) == 0; }
-
 PartitionVector::PartitionVector(std::string labels, std::vector<Extent> parts)
     : labels_(std::move(labels)), parts_(std::move(parts)) {
   if (labels_.size() != parts_.size())
@@ -42,17 +40,15 @@ Extent PartitionVector::num_join_results() const {
   return n;
 }
 
-void PartitionVector::check_fits(const EinSum& e, const std::vector<Bound>& input_bounds) const {
-  const std::string u = e.unique_labels();
+void PartitionVector::check_fits(const ResolvedEinSum& resolved) const {
+  const std::string& u = resolved.unique_labels();
   if (u.size() != labels_.size() || u.find_first_not_of(labels_) != std::string::npos)
-    throw Error("partition vector " + str() + " does not cover exactly the labels '" + u + "' of " + e.equation());
-  for (std::size_t k = 0; k < e.inputs.size(); ++k)
-    for (std::size_t dim = 0; dim < e.inputs[k].size(); ++dim) {
-      const char c = e.inputs[k][dim];
-      if (parts_of(c) > input_bounds.at(k)[dim])
-        throw Error(std::string("label '") + c + "' of extent " + std::to_string(input_bounds[k][dim]) +
-                    " cannot be cut into " + std::to_string(parts_of(c)) + " parts");
-    }
+    throw Error("partition vector " + str() + " does not cover exactly the labels '" + u + "' of " +
+                resolved.einsum().equation());
+  for (char c : u)
+    if (parts_of(c) > resolved.extent(c))
+      throw Error(std::string("label '") + c + "' of extent " + std::to_string(resolved.extent(c)) +
+                  " cannot be cut into " + std::to_string(parts_of(c)) + " parts");
 }
 
 std::string PartitionVector::str() const {

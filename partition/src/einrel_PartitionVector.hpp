@@ -3,6 +3,7 @@
 
 #include <einrel_Bound.hpp>
 #include <einrel_EinSum.hpp>
+#include <einrel_ResolvedEinSum.hpp>
 
 #include <string>
 #include <vector>
@@ -30,9 +31,9 @@ class PartitionVector {
   // Number of join results (kernel calls): the product over all unique labels.
   Extent num_join_results() const;
 
-  // Throws Error unless the vector covers exactly the unique labels of `e` and no label is cut into
-  // more parts than its extent in the operands' bounds.
-  void check_fits(const EinSum& e, const std::vector<Bound>& input_bounds) const;
+  // Throws Error unless the vector covers exactly the unique labels of the EinSum and no label is cut
+  // into more parts than its extent.
+  void check_fits(const ResolvedEinSum& resolved) const;
 
   std::string str() const;  // "{i:2,j:1,k:4}"
   friend bool operator==(const PartitionVector& a, const PartitionVector& b) {
@@ -43,8 +44,6 @@ class PartitionVector {
   std::string labels_;
   std::vector<Extent> parts_;
 };
-
-bool is_power_of_two(Extent n);
 
 }  // namespace einrel::partition
 

@@ -16,13 +16,6 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 // A producer whose table every table-sourced operand reads: the whole graph is one dynamic program.
 constexpr VertexId every_producer = static_cast<VertexId>(-1);
 
-// Positions of `labels` among the unique labels.
-std::vector<std::size_t> positions(const std::string& unique, const std::string& labels) {
-  std::vector<std::size_t> p;
-  for (char c : labels) p.push_back(unique.find(c));
-  return p;
-}
-
 // Index of the projection of `parts` onto `at` in `distinct`, appending it when new. Keys pack log2 of the
 // parts, 6 bits per dimension (rank <= 8, parts <= 2^63).
 int intern(const std::vector<Extent>& parts, const std::vector<std::size_t>& at,
@@ -55,17 +48,16 @@ struct TableGroup {
 }  // namespace
 
 Candidates candidates(const Graph& graph, VertexId v, Extent p) {
-  const EinSum& e = *graph.vertex(v).einsum;
-  const std::vector<Bound> bounds = operand_bounds(graph, v);
-  const std::string unique = e.unique_labels();
-  const EinSumCost model(e, bounds);
+  const ResolvedEinSum& resolved = graph.resolved(v);
+  const EinSum& e = resolved.einsum();
+  const EinSumCost model(resolved);
   Candidates cand;
-  cand.d = viable(e, bounds, p);
+  cand.d = viable(resolved, p);
   cand.operands.resize(e.arity());
   cand.operand_of.resize(e.arity());
-  const std::vector<std::size_t> output_at = positions(unique, e.output);
+  const std::vector<std::size_t> output_at = resolved.positions(e.output);
   std::vector<std::vector<std::size_t>> operand_at;
-  for (const std::string& labels : e.inputs) operand_at.push_back(positions(unique, labels));
+  for (const std::string& labels : e.inputs) operand_at.push_back(resolved.positions(labels));
   std::unordered_map<std::uint64_t, int> output_index;
   std::vector<std::unordered_map<std::uint64_t, int>> operand_index(e.arity());
   for (const PartitionVector& d : cand.d) {

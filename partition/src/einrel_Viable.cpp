@@ -26,7 +26,7 @@ void enumerate(const std::string& labels, const std::vector<int>& caps, std::vec
 }  // namespace
 
 void check_procs(Extent p) {
-  if (p < 1 || (p & (p - 1)) != 0)
+  if (!is_power_of_two(p))
     throw Error("the number of processors p must be a power of two (1, 2, 4, ...), got " + std::to_string(p));
 }
 
@@ -36,30 +36,12 @@ int floor_log2(Extent n) {
   return k;
 }
 
-std::vector<Extent> label_extents(const EinSum& e, const std::vector<Bound>& input_bounds, const std::string& labels) {
-  std::vector<Extent> extents;
-  for (char c : labels)
-    for (std::size_t k = 0; k < e.inputs.size(); ++k)
-      if (const auto pos = e.inputs[k].find(c); pos != std::string::npos) {
-        extents.push_back(input_bounds.at(k).at(pos));
-        break;
-      }
-  if (extents.size() != labels.size()) throw Error("labels '" + labels + "' are not all in " + e.equation());
-  return extents;
-}
-
-std::vector<Bound> operand_bounds(const Graph& graph, VertexId v) {
-  std::vector<Bound> bounds;
-  for (VertexId in : graph.vertex(v).inputs) bounds.push_back(graph.vertex(in).bound);
-  return bounds;
-}
-
-std::vector<PartitionVector> viable(const EinSum& e, const std::vector<Bound>& input_bounds, Extent p) {
+std::vector<PartitionVector> viable(const ResolvedEinSum& e, Extent p) {
   check_procs(p);
-  const std::string labels = e.unique_labels();
+  const std::string& labels = e.unique_labels();
   std::vector<int> caps;
   int room = 0;
-  for (Extent extent : label_extents(e, input_bounds, labels)) {
+  for (Extent extent : e.extents(labels)) {
     caps.push_back(floor_log2(extent));
     room += caps.back();
   }
