@@ -29,21 +29,12 @@ double value_at(Extent i, int tag) { return static_cast<double>(i % 4093) + 0.25
 template <class Scalar>
 DTR<Scalar> make_source(const Communicator& comm, const BlockLayout& layout, int tag) {
   Relation<Scalar, TEST_MEMSPACE> local(layout.grid().rank());
-  const auto strides = c_order_strides(layout.grid().bound());
   for (Extent id : layout.blocks_of(comm.rank())) {
     const Key key = layout.grid().key(id);
     const Box box = layout.grid().box(key);
     std::vector<Scalar> values;
-    std::vector<Extent> at = box.lo;
-    for (Extent n = 0; n < box.size(); ++n) {
-      Extent flat = 0;
-      for (std::size_t d = 0; d < at.size(); ++d) flat += at[d] * strides[d];
-      values.push_back(static_cast<Scalar>(value_at(flat, tag)));
-      for (int d = static_cast<int>(at.size()) - 1; d >= 0; --d) {
-        if (++at[d] < box.hi[d]) break;
-        at[d] = box.lo[d];
-      }
-    }
+    test::for_each_element(box, layout.grid().bound(), std::vector<Extent>(box.lo.size(), 0),
+                           [&](Extent flat) { values.push_back(static_cast<Scalar>(value_at(flat, tag))); });
     local.insert(key, tensor_from_host<TEST_MEMSPACE>("source", box.extents(), values));
   }
   return DTR<Scalar>(comm, layout, std::move(local));

@@ -38,17 +38,7 @@ void check_coverage(const RedistributionPlan& plan) {
     ASSERT_EQ(intersect(p.box, target), p.box);
     ASSERT_FALSE(p.box.empty());
     ASSERT_TRUE(written.count(p.target_block));
-    std::vector<Extent> at = p.box.lo;
-    const auto strides = c_order_strides(target.extents());
-    for (Extent n = 0; n < p.box.size(); ++n) {
-      Extent flat = 0;
-      for (std::size_t d = 0; d < at.size(); ++d) flat += (at[d] - target.lo[d]) * strides[d];
-      ++written[p.target_block][flat];
-      for (int d = static_cast<int>(at.size()) - 1; d >= 0; --d) {
-        if (++at[d] < p.box.hi[d]) break;
-        at[d] = p.box.lo[d];
-      }
-    }
+    test::for_each_element(p.box, target.extents(), target.lo, [&](Extent flat) { ++written[p.target_block][flat]; });
   };
   for (const Piece& p : plan.local()) {
     EXPECT_TRUE(plan.from().placement().holds(plan.rank(), p.source_block));

@@ -137,12 +137,11 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
   stats.elements_received = plan.elements_received();
   stats.local_elements = plan.local_elements();
   stats.rounds = static_cast<int>(plan.rounds().size());
-  std::size_t send_bytes = 0, receive_bytes = 0;
+  stats.peak_buffer_bytes = plan.peak_buffer_elements() * sizeof(Scalar) * (direct ? 1 : 2);
+  std::size_t send_bytes = 0, receive_bytes = 0;  // the largest round of each direction
   for (const Round& r : plan.rounds()) {
     send_bytes = std::max(send_bytes, static_cast<std::size_t>(r.send_elements) * sizeof(Scalar));
     receive_bytes = std::max(receive_bytes, static_cast<std::size_t>(r.receive_elements) * sizeof(Scalar));
-    stats.peak_buffer_bytes =
-        std::max(stats.peak_buffer_bytes, (r.send_elements + r.receive_elements) * sizeof(Scalar) * (direct ? 1 : 2));
   }
   reserve(send_, send_bytes, "einrel::exchange/send");
   reserve(receive_, receive_bytes, "einrel::exchange/receive");
