@@ -32,6 +32,20 @@ Communicator::Communicator(MPI_Comm comm) {
   check_mpi(MPI_Comm_size(*comm_, &size_), "MPI_Comm_size");
 }
 
+void agree_on_failure(const Communicator& comm, const std::optional<std::string>& local_failure) {
+  // The lowest failing rank (size when none failed) speaks for everyone.
+  const int mine = local_failure ? comm.rank() : comm.size();
+  int speaker = comm.size();
+  check_mpi(MPI_Allreduce(&mine, &speaker, 1, MPI_INT, MPI_MIN, comm.get()), "MPI_Allreduce");
+  if (speaker == comm.size()) return;
+  std::string message = comm.rank() == speaker ? *local_failure : std::string();
+  int length = static_cast<int>(message.size());
+  check_mpi(MPI_Bcast(&length, 1, MPI_INT, speaker, comm.get()), "MPI_Bcast");
+  message.resize(static_cast<std::size_t>(length));
+  check_mpi(MPI_Bcast(message.data(), length, MPI_CHAR, speaker, comm.get()), "MPI_Bcast");
+  throw Error(message);
+}
+
 template <>
 MPI_Datatype mpi_datatype<float>() {
   return MPI_FLOAT;

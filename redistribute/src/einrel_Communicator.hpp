@@ -3,7 +3,9 @@
 
 #include <mpi.h>
 
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace einrel::redistribute {
@@ -26,6 +28,25 @@ class Communicator {
   int rank_ = 0;
   int size_ = 1;
 };
+
+// Collective over comm: the agreement on failure at a collective point. Every rank passes the message of
+// the exception it caught since the last agreement, or nothing. Returns normally on every rank when no
+// rank failed; otherwise throws Error on every rank with the message of the lowest failing rank, so
+// that no rank goes on to post messages its failed peer will never match.
+void agree_on_failure(const Communicator& comm, const std::optional<std::string>& local_failure);
+
+// Runs f() and agrees on its outcome (agree_on_failure): collective over comm. An exception f throws
+// on one rank is thrown, with its message, on every rank.
+template <class F>
+void collectively(const Communicator& comm, F&& f) {
+  std::optional<std::string> failure;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    failure = *e.what() ? e.what() : "unknown failure";
+  }
+  agree_on_failure(comm, failure);
+}
 
 // Throws Error naming the call and MPI's own message unless rc is MPI_SUCCESS.
 void check_mpi(int rc, const std::string& call);
