@@ -104,6 +104,12 @@ void check_plans(const BlockLayout& from, const BlockLayout& to, const ExchangeL
     EXPECT_LE(plan.peak_buffer_elements(), plan.elements_sent() + plan.elements_received());
   }
   EXPECT_EQ(sent, received);
+  // The one-pass count of the engine's dry run gives every rank's plan figures.
+  const redistribute::ExchangeVolumes volumes = redistribute::exchange_volumes(from, to);
+  for (int r = 0; r < R; ++r) {
+    EXPECT_EQ(volumes.sent[r], plans[r].elements_sent()) << "rank " << r;
+    EXPECT_EQ(volumes.received[r], plans[r].elements_received()) << "rank " << r;
+  }
 }
 
 TEST(RedistributionPlan, RandomLayoutsAgreeAcrossRanks) {

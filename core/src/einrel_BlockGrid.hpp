@@ -29,6 +29,10 @@ class BlockGrid {
   // Throws Error unless parts has the rank of bound and 1 <= parts[d] <= bound[d].
   BlockGrid(Bound bound, std::vector<Extent> parts);
 
+  friend bool operator==(const BlockGrid& a, const BlockGrid& b) {
+    return a.bound_ == b.bound_ && a.parts_ == b.parts_;
+  }
+
   const Bound& bound() const { return bound_; }
   const std::vector<Extent>& parts() const { return parts_; }
   int rank() const { return static_cast<int>(bound_.size()); }

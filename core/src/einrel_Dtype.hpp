@@ -1,6 +1,7 @@
 #ifndef EINREL_DTYPE_HPP
 #define EINREL_DTYPE_HPP
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -11,6 +12,7 @@ namespace einrel {
 enum class Dtype { f32, f64 };
 
 constexpr std::string_view dtype_name(Dtype t) { return t == Dtype::f32 ? "f32" : "f64"; }
+constexpr std::size_t dtype_bytes(Dtype t) { return t == Dtype::f32 ? 4 : 8; }
 
 constexpr std::optional<Dtype> parse_dtype(std::string_view s) {
   if (s == "f32") return Dtype::f32;

@@ -24,6 +24,10 @@ class BlockLayout {
   int owner(Extent block) const { return placement_.owner(block); }
   std::vector<Extent> blocks_of(int rank) const { return placement_.blocks_of(rank); }
 
+  friend bool operator==(const BlockLayout& a, const BlockLayout& b) {
+    return a.grid_ == b.grid_ && a.placement_ == b.placement_;
+  }
+
  private:
   BlockGrid grid_;
   Placement placement_;

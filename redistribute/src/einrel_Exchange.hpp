@@ -18,7 +18,8 @@
 
 namespace einrel::redistribute {
 
-// What one execution of a RedistributionPlan did on this rank. Elements count scalars; buffer bytes
+// What one execution of a RedistributionPlan did on this rank. Elements count scalars (sent and received
+// are summed over the messages actually posted and completed); buffer bytes
 // count the send and receive buffers in use in the busiest round (twice that when messages are staged
 // through host copies of device buffers).
 struct ExchangeStats {
@@ -133,8 +134,6 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
   }
 
   ExchangeStats stats;
-  stats.elements_sent = plan.elements_sent();
-  stats.elements_received = plan.elements_received();
   stats.local_elements = plan.local_elements();
   stats.rounds = static_cast<int>(plan.rounds().size());
   stats.peak_buffer_bytes = plan.peak_buffer_elements() * sizeof(Scalar) * (direct ? 1 : 2);
@@ -164,6 +163,11 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
     for (const Piece& p : plan.local()) {
       const auto& src = source.at(from.key(p.source_block));
       const auto& dst = target.at(to.key(p.target_block));
+      // A target block that shares its view with the source block (the engine keeps blocks that stay put
+      // instead of copying them) already holds the piece.
+      if (src.view().data() == dst.view().data() &&
+          from.box(from.key(p.source_block)) == to.box(to.key(p.target_block)))
+        continue;
       copy_box(exec, src, detail::corner_in_block(p, from, p.source_block), dst,
                detail::corner_in_block(p, to, p.target_block), p.box.extents());
     }
@@ -203,12 +207,14 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
                           comm, &sends[m]),
                 "MPI_Isend");
       ++stats.messages_sent;
+      stats.elements_sent += msg.last - msg.first;
     }
     if (round_index == 0) copy_local();  // overlaps the messages in flight
     for (std::size_t done = 0; done < receives.size(); ++done) {
       int m = MPI_UNDEFINED;
       check_mpi(MPI_Waitany(static_cast<int>(receives.size()), receives.data(), &m, MPI_STATUS_IGNORE), "MPI_Waitany");
       const Message& msg = round.receives[m];
+      stats.elements_received += msg.last - msg.first;
       if constexpr (!direct) {
         const auto bytes = bytes_of(msg.buffer_offset, msg.last - msg.first);
         Kokkos::deep_copy(exec, Kokkos::subview(receive_, bytes), Kokkos::subview(receive_host_, bytes));

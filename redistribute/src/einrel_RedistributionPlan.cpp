@@ -119,6 +119,25 @@ void RedistributionPlan::plan_rounds(const ExchangeLimits& limits) {
   close_round();
 }
 
+ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to) {
+  if (from.grid().bound() != to.grid().bound() || from.num_ranks() != to.num_ranks())
+    throw Error("exchange volumes need two layouts of one bound over the same ranks");
+  const int R = from.num_ranks();
+  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0)};
+  const BlockGrid &source = from.grid(), &target = to.grid();
+  for (Extent t = 0; t < target.num_blocks(); ++t)
+    for_each_overlap(source, target.box(target.key(t)), [&](const std::vector<Extent>& key, const Box& box) {
+      const Extent s = source.id(key);
+      for (int i = 0; i < to.placement().num_sites(t); ++i) {
+        const int reader = to.placement().site(t, i), writer = from.placement().source_for(s, reader);
+        if (writer == reader) continue;
+        v.sent[writer] += box.size();
+        v.received[reader] += box.size();
+      }
+    });
+  return v;
+}
+
 Extent RedistributionPlan::local_elements() const {
   Extent n = 0;
   for (const Piece& p : local_) n += p.box.size();

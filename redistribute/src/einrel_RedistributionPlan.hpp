@@ -102,6 +102,15 @@ class RedistributionPlan {
   std::vector<Round> rounds_;
 };
 
+// The elements every rank sends to and receives from other ranks when a tensor moves from `from` to
+// `to`, indexed by rank: what RedistributionPlan(from, to, r, ...) gives as elements_sent() and
+// elements_received() for each r, counted in one pass over the target blocks' copies instead of R plans
+// (the engine's dry run for any number of ranks).
+struct ExchangeVolumes {
+  std::vector<Extent> sent, received;
+};
+ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to);
+
 // Calls f(piece, begin, end) for every piece of `stream` holding elements of stream range [first, last):
 // [begin, end) is the part of the piece's own C-order enumeration in that range. Packing a message and
 // unpacking it walk the same pieces.

@@ -1,0 +1,58 @@
+#include <einrel_Error.hpp>
+#include <einrel_FailureInjection.hpp>
+
+#include <array>
+
+namespace einrel::engine {
+namespace {
+
+constexpr std::array<Phase, 5> phases = {Phase::read, Phase::redistribute, Phase::kernels, Phase::reduce, Phase::write};
+
+}  // namespace
+
+const char* phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::read:
+      return "read";
+    case Phase::redistribute:
+      return "redistribute";
+    case Phase::kernels:
+      return "kernels";
+    case Phase::reduce:
+      return "reduce";
+    case Phase::write:
+      return "write";
+  }
+  return "unknown";
+}
+
+FailureInjection parse_failure_injection(const std::string& text) {
+  const auto first = text.find(':'), last = text.rfind(':');
+  const std::string expected = "RANK:VERTEX:PHASE with PHASE one of read, redistribute, kernels, reduce, write";
+  if (first == std::string::npos || first == last || first == 0 || last == first + 1)
+    throw Error("failure injection '" + text + "' is not " + expected);
+  FailureInjection f;
+  try {
+    std::size_t used = 0;
+    f.rank = std::stoi(text.substr(0, first), &used);
+    if (used != first || f.rank < 0) throw Error("");
+  } catch (const std::exception&) {
+    throw Error("failure injection '" + text + "' is not " + expected);
+  }
+  f.vertex = text.substr(first + 1, last - first - 1);
+  const std::string phase = text.substr(last + 1);
+  for (Phase p : phases)
+    if (phase == phase_name(p)) {
+      f.phase = p;
+      return f;
+    }
+  throw Error("failure injection '" + text + "' is not " + expected);
+}
+
+void inject(const std::optional<FailureInjection>& failure, int rank, const std::string& vertex, Phase phase) {
+  if (failure && failure->rank == rank && failure->vertex == vertex && failure->phase == phase)
+    throw Error("injected failure on rank " + std::to_string(rank) + " at " + phase_name(phase) + " of '" + vertex +
+                "' (EINREL_TEST_INJECT_FAILURE)");
+}
+
+}  // namespace einrel::engine

@@ -1,0 +1,97 @@
+#include <einrel_Error.hpp>
+#include <einrel_Schedule.hpp>
+
+namespace einrel::engine {
+
+using redistribute::BlockLayout;
+using redistribute::Placement;
+
+VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks) : ranks_(ranks) {
+  if (ranks < 1) throw Error("a schedule needs at least one rank");
+  const ResolvedEinSum& resolved = *vertex.resolved;
+  const EinSum& e = resolved.einsum();
+  d.check_fits(resolved);
+  const std::string tuple_labels = e.output + resolved.aggregated_labels();
+  for (char c : tuple_labels) tuple_parts_.push_back(d.parts_of(c));
+  for (char c : resolved.aggregated_labels()) group_size_ *= d.parts_of(c);
+  tuple_strides_.assign(tuple_parts_.size(), 1);
+  for (std::size_t j = tuple_parts_.size(); j-- > 0;) {
+    tuple_strides_[j] = num_tuples_;
+    num_tuples_ *= tuple_parts_[j];
+  }
+  output_layout_.emplace(BlockGrid(vertex.bound, d.project(e.output)), ranks);
+
+  for (const std::string& labels : e.inputs) {
+    std::vector<int> digits;
+    for (char c : labels) digits.push_back(static_cast<int>(tuple_labels.find(c)));
+    operand_digits_.push_back(std::move(digits));
+  }
+  for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+    BlockGrid grid(resolved.extents(e.inputs[k]), d.project(e.inputs[k]));
+    std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
+    for (Extent t = 0; t < num_tuples_; ++t) {
+      auto& s = sites[static_cast<std::size_t>(operand_block(k, t))];
+      const int r = tuple_rank(t);
+      if (s.empty() || s.back() != r) s.push_back(r);  // t grows, so ranks arrive sorted
+    }
+    operand_layouts_.emplace_back(std::move(grid), Placement::sites(sites, ranks));
+  }
+}
+
+std::pair<Extent, Extent> VertexSchedule::tuples_of(int rank) const {
+  // t runs on rank r when r·J/R <= t < (r+1)·J/R, rounded up.
+  const Extent J = num_tuples_, R = ranks_;
+  return {(rank * J + R - 1) / R, ((rank + 1) * J + R - 1) / R};
+}
+
+Extent VertexSchedule::operand_block(std::size_t k, Extent t) const {
+  // The operand's key takes its labels' digits of t (mixed radix tuple_parts_, C order), in C order.
+  Extent id = 0;
+  for (int digit : operand_digits_[k])
+    id = id * tuple_parts_[digit] + (t / tuple_strides_[digit]) % tuple_parts_[digit];
+  return id;
+}
+
+std::vector<int> VertexSchedule::contributors(Extent g) const {
+  std::vector<int> ranks;
+  for (Extent t = g * group_size_; t < (g + 1) * group_size_; ++t)
+    if (ranks.empty() || ranks.back() != tuple_rank(t)) ranks.push_back(tuple_rank(t));
+  return ranks;
+}
+
+Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks)
+    : ranks_(ranks),
+      uses_(graph.size(), 0),
+      kept_(graph.size(), false),
+      shared_(graph.size()),
+      partitions_(partitions),
+      vertices_(graph.size()),
+      layouts_(graph.size()) {
+  if (partitions.size() != graph.size())
+    throw Error("a schedule got " + std::to_string(partitions.size()) + " partition vectors for a graph of " +
+                std::to_string(graph.size()) + " vertices");
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) continue;
+    vertices_[v].emplace(vertex, partitions[v], ranks);
+    layouts_[v] = vertices_[v]->output_layout();
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
+      const VertexId in = vertex.inputs[k];
+      ++uses_[in];
+      if (!layouts_[in]) layouts_[in] = vertices_[v]->operand_layout(k);
+      std::optional<std::size_t> same;
+      for (std::size_t j = 0; j < k && !same; ++j)
+        if (vertex.inputs[j] == in && vertices_[v]->operand_layout(j) == vertices_[v]->operand_layout(k)) same = j;
+      shared_[v].push_back(same);
+    }
+  }
+  for (VertexId v : graph.outputs()) kept_[v] = true;
+  for (VertexId v = 0; v < graph.size(); ++v)  // inputs nothing reads (outputs only): one block on rank 0
+    if (!layouts_[v])
+      layouts_[v].emplace(BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)),
+                          ranks);
+}
+
+std::optional<std::size_t> Schedule::shared_operand(VertexId v, std::size_t k) const { return shared_[v][k]; }
+
+}  // namespace einrel::engine

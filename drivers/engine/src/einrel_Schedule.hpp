@@ -1,0 +1,86 @@
+#ifndef EINREL_SCHEDULE_HPP
+#define EINREL_SCHEDULE_HPP
+
+#include <einrel_BlockLayout.hpp>
+#include <einrel_Graph.hpp>
+#include <einrel_PartitionVector.hpp>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace einrel::engine {
+
+// How one EinSum vertex with partition vector d runs on R ranks (DESIGN.md §6; TRA paper §4: a shuffle
+// of each operand to the sites of its join tuples, local joins, local aggregation, then a shuffle of the
+// partial results to the owner of each output block). Pure: fixed by the vertex, d and R alone.
+//
+// Join tuples (eindecomp.txt §4.3: one kernel call per key of the unique labels) are numbered in C order
+// over the output labels, then the aggregated labels, so the n_agg tuples that aggregate into one output
+// block are consecutive and tuple t feeds output block t / n_agg. Tuples are spread evenly in that order:
+// tuple t runs on rank floor(t·R/J). Output block g is owned by the rank of its first tuple, which is
+// floor(g·R/G): the output layout is Placement::spread over its grid, so a consumer with the same
+// partition finds its operand blocks where its own tuples run.
+class VertexSchedule {
+ public:
+  VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks);
+
+  int ranks() const { return ranks_; }
+  Extent num_tuples() const { return num_tuples_; }
+  Extent group_size() const { return group_size_; }  // n_agg, tuples per output block
+  int tuple_rank(Extent t) const { return static_cast<int>(t * ranks_ / num_tuples_); }
+  // This rank's tuples [first, last).
+  std::pair<Extent, Extent> tuples_of(int rank) const;
+  Extent output_block(Extent t) const { return t / group_size_; }
+  // The block of operand k that tuple t reads (a block id of operand_layout(k)'s grid).
+  Extent operand_block(std::size_t k, Extent t) const;
+  // Operand k cut by d[l_k], each block on the ranks of the tuples that read it.
+  const redistribute::BlockLayout& operand_layout(std::size_t k) const { return operand_layouts_[k]; }
+  // The output cut by d[l_z], spread in C order (block g on the rank of its first tuple).
+  const redistribute::BlockLayout& output_layout() const { return *output_layout_; }
+  // The ranks holding a partial result of output block g, increasing; the first is its owner.
+  std::vector<int> contributors(Extent g) const;
+
+ private:
+  int ranks_;
+  Extent num_tuples_ = 1, group_size_ = 1;
+  std::vector<Extent> tuple_parts_;               // parts of d per tuple label (output, then aggregated)
+  std::vector<Extent> tuple_strides_;             // C-order strides of the tuple numbering
+  std::vector<std::vector<int>> operand_digits_;  // per operand dimension, its tuple label's position
+  std::vector<redistribute::BlockLayout> operand_layouts_;
+  std::optional<redistribute::BlockLayout> output_layout_;
+};
+
+// The whole graph's schedule on R ranks: a VertexSchedule per EinSum vertex and where every value lives.
+// An input is read straight into the operand layout of its first consumer (each copy read from the
+// file by its own site), so that consumer moves nothing for it.
+class Schedule {
+ public:
+  // Throws Error unless there is one partition vector per vertex fitting each EinSum, and ranks >= 1.
+  Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks);
+
+  int ranks() const { return ranks_; }
+  const std::vector<partition::PartitionVector>& partitions() const { return partitions_; }
+  const VertexSchedule& vertex(VertexId v) const { return *vertices_[v]; }
+  // Where the value of vertex v lives: an input's layout, or the output layout of an EinSum vertex.
+  const redistribute::BlockLayout& layout(VertexId v) const { return *layouts_[v]; }
+  // Lifetimes: the number of operand edges that read v, and whether v is a graph output (kept to the end).
+  int uses(VertexId v) const { return uses_[v]; }
+  bool kept(VertexId v) const { return kept_[v]; }
+  // An earlier operand of v with the same producer and layout as operand k (that operand's blocks serve
+  // both), or nothing.
+  std::optional<std::size_t> shared_operand(VertexId v, std::size_t k) const;
+
+ private:
+  int ranks_;
+  std::vector<int> uses_;
+  std::vector<bool> kept_;
+  std::vector<std::vector<std::optional<std::size_t>>> shared_;
+  std::vector<partition::PartitionVector> partitions_;
+  std::vector<std::optional<VertexSchedule>> vertices_;
+  std::vector<std::optional<redistribute::BlockLayout>> layouts_;
+};
+
+}  // namespace einrel::engine
+
+#endif

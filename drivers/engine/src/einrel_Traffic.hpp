@@ -1,0 +1,31 @@
+#ifndef EINREL_TRAFFIC_HPP
+#define EINREL_TRAFFIC_HPP
+
+#include <einrel_Bound.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace einrel::engine {
+
+// What the engine does on one rank over a whole graph (DESIGN.md §4.2 `ranks`): floats (elements)
+// sent to and received from other ranks, the high-water mark of the bytes of the blocks it holds
+// (inputs, operand copies, partial results, reduction receives, outputs; not communication buffers),
+// and the join tuples (kernel calls) it ran.
+struct RankTraffic {
+  Extent floats_sent = 0;
+  Extent floats_received = 0;
+  std::size_t peak_block_bytes = 0;
+  Extent tuples = 0;
+};
+
+// The figures of every rank and, per vertex, the floats moved between ranks (the sum over ranks of
+// what they sent for it; zero for inputs).
+struct Traffic {
+  std::vector<RankTraffic> ranks;
+  std::vector<Extent> floats_moved;
+};
+
+}  // namespace einrel::engine
+
+#endif

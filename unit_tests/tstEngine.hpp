@@ -1,0 +1,216 @@
+// The engine across ranks: random graphs under random plans (R < p and R > p alike) and planned graphs,
+// every output block compared with the single-rank unpartitioned evaluation, and every rank's measured
+// traffic and block bytes compared with the dry run. Every rank draws the same cases from one seed.
+#include <einrel_DryRun.hpp>
+#include <einrel_Engine.hpp>
+#include <einrel_Evaluator.hpp>
+#include <einrel_GraphFile.hpp>
+#include <einrel_Planner.hpp>
+#include <einrel_TestGraphs.hpp>
+#include <einrel_TestHelpers.hpp>
+#include <einrel_TestLayouts.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <random>
+
+namespace {
+
+using namespace einrel;
+using partition::PartitionVector;
+using redistribute::Communicator;
+using Values = std::vector<std::optional<AnyTensor<TEST_MEMSPACE>>>;
+using Distributed = std::vector<std::optional<engine::AnyDistributed<TEST_MEMSPACE>>>;
+
+template <class Scalar>
+Values whole_inputs(const Graph& g, unsigned seed, double lo, double hi) {
+  Values values(g.size());
+  for (VertexId v = 0; v < g.size(); ++v)
+    if (g.vertex(v).is_input())
+      values[v] = tensor_from_host<TEST_MEMSPACE>(g.vertex(v).name, g.vertex(v).bound,
+                                                  test::random_values<Scalar>(g.vertex(v).bound, seed + v, lo, hi));
+  return values;
+}
+
+// This rank's blocks of every input in the schedule's layout, cut from the whole tensors.
+template <class Scalar>
+Distributed scatter(const Communicator& comm, const Graph& g, const engine::Schedule& schedule, const Values& whole) {
+  using T = Tensor<Scalar, TEST_MEMSPACE>;
+  Distributed inputs(g.size());
+  for (VertexId v = 0; v < g.size(); ++v) {
+    if (!g.vertex(v).is_input()) continue;
+    const redistribute::BlockLayout& layout = schedule.layout(v);
+    Relation<Scalar, TEST_MEMSPACE> local(layout.grid().rank());
+    for (Extent b : layout.blocks_of(comm.rank())) {
+      const Key key = layout.grid().key(b);
+      const Box box = layout.grid().box(key);
+      const T block = T::uninitialized("input block", box.extents());
+      copy_box(TEST_EXECSPACE{}, std::get<T>(*whole[v]), box.lo, block, std::vector<Extent>(box.lo.size(), 0),
+               box.extents());
+      local.insert(key, block);
+    }
+    inputs[v] = redistribute::DistributedTensorRelation<Scalar, TEST_MEMSPACE>(comm, layout, std::move(local));
+  }
+  Kokkos::fence();
+  return inputs;
+}
+
+Extent sum_over_ranks(const Communicator& comm, Extent mine) {
+  long long in = mine, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, comm.get());
+  return static_cast<Extent>(out);
+}
+
+// Runs g under `plan` on every rank of comm, checks every local output block against the unpartitioned
+// reference and the measured figures against the dry run, and returns what the run measured here.
+template <class Scalar>
+engine::EngineResult<TEST_MEMSPACE> check_engine(const Communicator& comm, const Graph& g,
+                                                 const std::vector<PartitionVector>& plan, unsigned seed, double tol,
+                                                 double lo = -1, double hi = 1) {
+  using T = Tensor<Scalar, TEST_MEMSPACE>;
+  const engine::Schedule schedule(g, plan, comm.size());
+  const Values whole = whole_inputs<Scalar>(g, seed, lo, hi);
+  auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
+  const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
+  for (VertexId v : g.outputs()) {
+    SCOPED_TRACE(g.vertex(v).name + (g.vertex(v).is_input() ? " (input)" : " " + plan[v].str()));
+    EXPECT_TRUE(result.values[v].has_value());
+    if (!result.values[v]) continue;
+    const auto& d = std::get<redistribute::DistributedTensorRelation<Scalar, TEST_MEMSPACE>>(*result.values[v]);
+    EXPECT_TRUE(d.layout() == schedule.layout(v));
+    const auto expected = tensor_to_host(std::get<T>(*reference.values[v]));
+    for (const auto& [key, block] : d.local()) {
+      const Box box = d.grid().box(key);
+      std::vector<double> want;
+      test::for_each_element(box, d.bound(), std::vector<Extent>(box.lo.size(), 0),
+                             [&](Extent flat) { want.push_back(expected[flat]); });
+      test::expect_all_close(tensor_to_host(block), want, tol);
+    }
+  }
+  const engine::Traffic dry = engine::dry_run(g, schedule);
+  const engine::RankTraffic& predicted = dry.ranks[comm.rank()];
+  EXPECT_EQ(result.traffic.floats_sent, predicted.floats_sent);
+  EXPECT_EQ(result.traffic.floats_received, predicted.floats_received);
+  EXPECT_EQ(result.traffic.peak_block_bytes, predicted.peak_block_bytes);
+  EXPECT_EQ(result.traffic.tuples, predicted.tuples);
+  for (VertexId v = 0; v < g.size(); ++v)
+    EXPECT_EQ(sum_over_ranks(comm, result.vertices[v].floats_sent), dry.floats_moved[v]) << g.vertex(v).name;
+  return result;
+}
+
+template <class Scalar>
+void check_random_graphs(unsigned seed, double tol) {
+  const Communicator comm(MPI_COMM_WORLD);
+  std::mt19937 gen(seed);
+  for (int trial = 0; trial < 12; ++trial) {
+    const Graph g = test::random_graph(gen, dtype_of<Scalar>());
+    SCOPED_TRACE("trial " + std::to_string(trial) + " on " + std::to_string(comm.size()) + " ranks:\n" +
+                 print_graph(g));
+    for (int plan = 0; plan < 2; ++plan) check_engine<Scalar>(comm, g, test::random_plan(g, gen), seed + trial, tol);
+  }
+}
+
+TEST(TEST_CATEGORY, RandomGraphsUnderRandomPlansF64) { check_random_graphs<double>(31, 1e-12); }
+TEST(TEST_CATEGORY, RandomGraphsUnderRandomPlansF32) { check_random_graphs<float>(32, 1e-5); }
+
+// Every kind of vertex the bar names, planned by the planners for p = the ranks rounded up to a power of
+// two and for p = 1 and 4·R: with p = R the floats moved stay within the predicted cost, and with p >= R
+// every rank computes.
+TEST(TEST_CATEGORY, PlannedGraphsMoveNoMoreThanPredicted) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g = parse_graph(R"(input A f64[37,50]
+input B f64[50,29]
+input C f64[29,64]
+input Q f64[24,4,8]
+input K f64[24,4,8]
+T = einsum("ij,jk->ik", A, B)
+U = einsum("ij,jk,kl->il", A, B, C)
+S = softmax(U)
+W = einsum("shd,thd->hst", Q, K, map=scale(0.35))
+P = softmax(W)
+m = einsum("ij->j", U, agg=max)
+n = einsum("ij->i", T, agg=min)
+x = einsum("ij,ij->", A, A, join=sqdiff, agg=max)
+O = einsum("i,j->ij", m, n)
+X = einsum("ij->ji", T, map=tanh)
+output S, P, m, n, x, O, X
+)",
+                              "bar.ein");
+  const Extent R = comm.size();
+  for (const std::string planner : {"eindecomp", "sqrt", "greedy"})
+    for (Extent p : {partition::procs_for_ranks(static_cast<int>(R)), Extent{1},
+                     4 * partition::procs_for_ranks(static_cast<int>(R))}) {
+      SCOPED_TRACE(planner + " p=" + std::to_string(p));
+      const partition::Plan plan = partition::make_plan(g, p, planner);
+      const auto result = check_engine<double>(comm, g, plan.partitions, 7, 1e-11);
+      Extent moved = 0;
+      for (const auto& m : result.vertices) moved += m.floats_sent;
+      moved = sum_over_ranks(comm, moved);
+      if (p == R) {
+        EXPECT_LE(static_cast<double>(moved), plan.total_cost);
+      }
+      if (p >= R) {
+        EXPECT_GT(result.traffic.tuples, 0) << "rank " << comm.rank() << " computed nothing";
+      }
+      if (R > 1 && p == R) {
+        EXPECT_GT(moved, 0);
+      }
+    }
+}
+
+// prod as ⊕ on positive values, cut along the aggregated label.
+TEST(TEST_CATEGORY, ProductAggregationAcrossRanks) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g = parse_graph("input A f64[6,40]\nr = einsum(\"ij->i\", A, agg=prod)\noutput r\n", "prod.ein");
+  std::vector<PartitionVector> plan(g.size());
+  plan[1] = PartitionVector("ij", {2, 8});
+  check_engine<double>(comm, g, plan, 3, 1e-12, 0.9, 1.1);
+}
+
+// With p = R > 1 no rank holds every block of an operand cut into several, and the measured peak is
+// below the single-rank one.
+TEST(TEST_CATEGORY, NoRankHoldsAWholeOperand) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size();
+  if (!is_power_of_two(R) || R == 1) GTEST_SKIP() << "needs p = R > 1";
+  const Graph g =
+      parse_graph("input A f64[64,64]\ninput B f64[64,64]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n", "mm.ein");
+  const partition::Plan plan = partition::make_plan(g, R, "eindecomp");
+  const engine::Schedule schedule(g, plan.partitions, R);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto& layout = schedule.vertex(2).operand_layout(k);
+    if (layout.grid().num_blocks() > 1) {
+      EXPECT_LT(static_cast<Extent>(layout.blocks_of(comm.rank()).size()), layout.grid().num_blocks());
+    }
+  }
+  const auto result = check_engine<double>(comm, g, plan.partitions, 4, 1e-12);
+  EXPECT_LT(result.traffic.peak_block_bytes, 3u * 64 * 64 * 8);
+}
+
+// A failure injected on one rank in any phase of the engine ends the run on every rank with its message.
+TEST(TEST_CATEGORY, InjectedFailureReachesEveryRank) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g = parse_graph(
+      "input A f64[16,12]\ninput B f64[12,8]\nC = einsum(\"ij,jk->ik\", A, B)\nD = softmax(C)\noutput D\n", "f.ein");
+  const partition::Plan plan = partition::make_plan(g, 4, "eindecomp");
+  const engine::Schedule schedule(g, plan.partitions, comm.size());
+  const Values whole = whole_inputs<double>(g, 1, -1, 1);
+  for (engine::Phase phase : {engine::Phase::redistribute, engine::Phase::kernels, engine::Phase::reduce}) {
+    engine::EngineOptions options;
+    options.failure = engine::FailureInjection{comm.size() - 1, "C", phase};
+    try {
+      engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);
+      ADD_FAILURE() << "no failure at " << engine::phase_name(phase);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("injected failure on rank ") + std::to_string(comm.size() - 1) +
+                                           " at " + engine::phase_name(phase)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // The communicator is still usable: a clean run follows.
+  check_engine<double>(comm, g, plan.partitions, 2, 1e-12);
+}
+
+}  // namespace
