@@ -3,8 +3,11 @@
 
 // Shared test helpers: seeded random data, a naive loop-nest EinSum reference, and tolerances.
 
+#include <einrel_BlockGrid.hpp>
 #include <einrel_Bound.hpp>
 #include <einrel_EinSum.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_Tensor.hpp>
 
 #include <gtest/gtest.h>
 
@@ -153,6 +156,34 @@ void expect_all_close(const std::vector<Scalar>& actual, const std::vector<doubl
   for (double x : expected) scale = std::max(scale, std::abs(x));
   for (std::size_t i = 0; i < actual.size(); ++i)
     ASSERT_NEAR(static_cast<double>(actual[i]), expected[i], tol * scale) << "element " << i;
+}
+
+// Calls f(flat) for every element of `box` in C order, flat being its C-order index in an array of
+// bound `array` whose corner is at `origin` (the box's own coordinates minus origin index the array).
+template <class F>
+void for_each_element(const Box& box, const Bound& array, const std::vector<Extent>& origin, F&& f) {
+  const auto strides = c_order_strides(array);
+  std::vector<Extent> at = box.lo;
+  for (Extent n = 0; n < box.size(); ++n) {
+    Extent flat = 0;
+    for (std::size_t d = 0; d < at.size(); ++d) flat += (at[d] - origin[d]) * strides[d];
+    f(flat);
+    for (int d = static_cast<int>(at.size()) - 1; d >= 0; --d) {
+      if (++at[d] < box.hi[d]) break;
+      at[d] = box.lo[d];
+    }
+  }
+}
+
+// The message of the einrel::Error f throws, or "no error".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 }  // namespace einrel::test

@@ -6,6 +6,7 @@
 
 #include <einrel_BlockLayout.hpp>
 #include <einrel_Tensor.hpp>
+#include <einrel_TestHelpers.hpp>
 
 #include <random>
 #include <string>
@@ -50,23 +51,6 @@ inline redistribute::BlockLayout random_layout(std::mt19937& gen, const Bound& b
     }
     default:
       return {grid, ranks};
-  }
-}
-
-// Calls f(flat) for every element of `box` in C order, flat being its C-order index in an array of
-// bound `array` whose corner is at `origin` (the box's own coordinates minus origin index the array).
-template <class F>
-void for_each_element(const Box& box, const Bound& array, const std::vector<Extent>& origin, F&& f) {
-  const auto strides = c_order_strides(array);
-  std::vector<Extent> at = box.lo;
-  for (Extent n = 0; n < box.size(); ++n) {
-    Extent flat = 0;
-    for (std::size_t d = 0; d < at.size(); ++d) flat += (at[d] - origin[d]) * strides[d];
-    f(flat);
-    for (int d = static_cast<int>(at.size()) - 1; d >= 0; --d) {
-      if (++at[d] < box.hi[d]) break;
-      at[d] = box.lo[d];
-    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_Evaluator.hpp>
+#include <einrel_GraphBuilders.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_TestGraphs.hpp>
@@ -157,6 +158,31 @@ output S, P, m, n, x, O, X
         EXPECT_GT(moved, 0);
       }
     }
+}
+
+// A transformer layer from the builders, planned by every planner for several p.
+TEST(TEST_CATEGORY, TransformerLayerUnderEveryPlanner) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Graph g;
+  const auto x = g.input("X", Dtype::f32, {8, 6});
+  g.output(builders::transformer_layer(g, x, {8, 6, 2, 3}, 10, "L_"));
+  for (const std::string& planner : partition::planner_names())
+    for (Extent p : {1, 2, 8, 64}) {
+      SCOPED_TRACE(planner + " p=" + std::to_string(p));
+      check_engine<float>(comm, g, partition::make_plan(g, p, planner).partitions, 9, 1e-5, -0.5, 0.5);
+    }
+}
+
+// A plan that cuts a label into more parts than its extent, or does not name the vertex's labels, is
+// refused when the schedule is made, before anything runs.
+TEST(TEST_CATEGORY, InvalidPlansAreRefused) {
+  const Graph g =
+      parse_graph("input A f64[9,13]\ninput B f64[13,6]\nT = einsum(\"ij,jk->ik\", A, B)\noutput T\n", "bad.ein");
+  std::vector<PartitionVector> plan(g.size());
+  plan[2] = PartitionVector("ijk", {16, 1, 1});
+  EXPECT_THROW(engine::Schedule(g, plan, 2), Error);
+  plan[2] = PartitionVector("ik", {1, 1});
+  EXPECT_THROW(engine::Schedule(g, plan, 2), Error);
 }
 
 // prod as ⊕ on positive values, cut along the aggregated label.

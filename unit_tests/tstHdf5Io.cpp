@@ -13,15 +13,6 @@ namespace {
 
 using namespace einrel;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(Hdf5Io, RoundTripF64F32AndScalars) {
   test::TempDir dir(MPI_COMM_SELF);
   const auto a = test::random_values<double>({3, 4}, 1);
@@ -40,28 +31,29 @@ TEST(Hdf5Io, ReadErrorsNameFileDatasetAndProblem) {
   io::write_datasets(f, {{"A", {2, 3}, std::vector<double>(6, 1.0)}, {"F", {2}, std::vector<float>(2, 1.0f)}});
   std::ofstream(dir.file("text.h5")) << "not hdf5";
 
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(test::error_of([&] {
               io::read_dataset(dir.file("missing.h5"), "A", Dtype::f64, {2, 3});
             }).find("does not exist"),
             std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(test::error_of([&] {
               io::read_dataset(dir.file("text.h5"), "A", Dtype::f64, {2, 3});
             }).find("is not a readable HDF5 file"),
             std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(test::error_of([&] {
               io::read_dataset(f, "B", Dtype::f64, {2, 3});
             }).find("has no dataset 'B'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(test::error_of([&] {
               io::read_dataset(f, "A", Dtype::f32, {2, 3});
             }).find("dataset 'A' is float64 but the graph declares f32"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { io::read_dataset(f, "F", Dtype::f64, {2}); }).find("is float32"), std::string::npos);
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(test::error_of([&] { io::read_dataset(f, "F", Dtype::f64, {2}); }).find("is float32"), std::string::npos);
+  EXPECT_NE(test::error_of([&] {
               io::read_dataset(f, "A", Dtype::f64, {3, 2});
             }).find("has shape [2,3] but the graph declares [3,2]"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { io::read_dataset(f, "A", Dtype::f64, {}); }).find("has shape [2,3]"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { io::read_dataset(f, "A", Dtype::f64, {}); }).find("has shape [2,3]"),
+            std::string::npos);
 }
 
 TEST(Hdf5Io, FailedWriteLeavesNothing) {

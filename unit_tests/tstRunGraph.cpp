@@ -1,4 +1,4 @@
-// `einrel run` end to end inside one MPI job: every rank calls run_graph, rank 0 computes.
+// `einrel run` end to end inside one MPI job: every rank calls run_graph and computes its share.
 #include <einrel_Error.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_Hdf5Io.hpp>
@@ -21,6 +21,17 @@ int rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
+}
+
+int size() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -51,10 +62,14 @@ TEST(RunGraph, MatmulFromHdf5MatchesReferenceOnEveryRankCount) {
                            test::reference_einsum(EinSum::parse("ij,jk->ik", 2), {{9, 5}, {5, 7}}, std::vector{a, b}),
                            test::sum_tolerance<double>(5));
     EXPECT_NE(summary.str().find("ij,jk->ik"), std::string::npos) << summary.str();
-    std::ifstream report(dir.file("report.json"));
-    const std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
-    for (const char* field : {"\"total_seconds\"", "\"predicted_cost\"", "\"floats_moved\"", "\"vertices\"",
-                              "\"kernel_seconds\"", "\"name\": \"T\""})
+    const std::string json = read_text(dir.file("report.json"));
+    const std::string ranks = "\"num_ranks\": " + std::to_string(size());
+    const std::string last_rank = "{\"rank\": " + std::to_string(size() - 1) + ", \"floats_sent\": ";
+    for (const std::string& field :
+         {std::string("\"schema_version\": 2"), std::string("\"total_seconds\""), std::string("\"predicted_cost\""),
+          std::string("\"floats_moved\""), std::string("\"vertices\""), std::string("\"kernel_seconds\""),
+          std::string("\"name\": \"T\""), std::string("\"computing_ranks\""), ranks, last_rank,
+          std::string("\"peak_block_bytes\"")})
       EXPECT_NE(json.find(field), std::string::npos) << field << " missing from " << json;
   } else {
     EXPECT_TRUE(summary.str().empty());  // only rank 0 prints
@@ -133,6 +148,60 @@ TEST(RunGraph, FailuresReachEveryRankAndWriteNothing) {
   options.graph = dir.file("good.ein");
   options.report = dir.file("no-such-dir/report.json");
   expect_failure_everywhere(options, "cannot write", dir, files);
+
+  options.report = dir.file("report.json");
+  options.bind = {"A=" + dir.file("in.h5") + ":/A"};
+  expect_failure_everywhere(options, "--bind reads inputs from files; --random makes them", dir, files);
+  options.random_seed.reset();
+  options.bind = {"A=" + dir.file("in.h5") + ":/A", "Z=" + dir.file("in.h5")};
+  expect_failure_everywhere(options, "--bind names 'Z', which is not an input of the graph", dir, files);
+  options.bind = {"A=" + dir.file("in.h5") + ":/A"};
+  expect_failure_everywhere(options, "input 'B' has no data", dir, files);
+  options.bind = {"A=" + dir.file("in.h5") + ":/A", "B=" + dir.file("in.h5") + ":/group/B"};
+  expect_failure_everywhere(options, "has no dataset '/group/B'", dir, files);
+}
+
+// EINREL_TEST_INJECT_FAILURE on the last rank at each phase: every rank throws its message and nothing
+// is written.
+TEST(RunGraph, InjectedFailuresAtEveryPhaseWriteNothing) {
+  test::TempDir dir;
+  write_text(dir.file("g.ein"), matmul);
+  RunOptions options;
+  options.graph = dir.file("g.ein");
+  options.random_seed = 5;
+  options.procs = 4;
+  options.output = dir.file("out.h5");
+  options.report = dir.file("report.json");
+  const std::string last = std::to_string(size() - 1);
+  for (const std::string& spec :
+       {last + ":A:read", last + ":T:redistribute", last + ":T:kernels", last + ":T:reduce", last + ":T:write"}) {
+    setenv("EINREL_TEST_INJECT_FAILURE", spec.c_str(), 1);
+    const std::string phase = spec.substr(spec.rfind(':') + 1);
+    expect_failure_everywhere(options, "injected failure on rank " + last + " at " + phase, dir, 1);
+  }
+  setenv("EINREL_TEST_INJECT_FAILURE", "0:A:sideways", 1);
+  expect_failure_everywhere(options, "sideways", dir, 1);
+  unsetenv("EINREL_TEST_INJECT_FAILURE");
+}
+
+// --progress: rank 0 reports each vertex as it finishes, on stderr.
+TEST(RunGraph, ProgressNamesEveryVertex) {
+  test::TempDir dir;
+  write_text(dir.file("g.ein"), "input A f64[8,6]\nB = softmax(A)\noutput B\n");
+  RunOptions options;
+  options.graph = dir.file("g.ein");
+  options.random_seed = 2;
+  options.progress = true;
+  std::ostringstream summary;
+  testing::internal::CaptureStderr();
+  run_graph(MPI_COMM_WORLD, options, summary);
+  const std::string progress = testing::internal::GetCapturedStderr();
+  if (rank() == 0) {
+    EXPECT_NE(progress.find("vertex 1 of 4"), std::string::npos) << progress;
+    EXPECT_NE(progress.find("vertex 4 of 4"), std::string::npos) << progress;
+  } else {
+    EXPECT_EQ(progress.find("vertex"), std::string::npos) << progress;
+  }
 }
 
 }  // namespace

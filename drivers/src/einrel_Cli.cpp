@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,23 +17,28 @@ namespace {
 constexpr const char* usage = R"(usage: einrel <command> [options]
 
 commands:
-  run GRAPH (--input IN.h5 | --random SEED) [--output OUT.h5] [--report REPORT.json] [--procs P]
-      [--planner NAME] [--check]
-      Runs the EinSum graph file GRAPH. Inputs are the root datasets of IN.h5 named like the graph's
-      inputs (or uniform random values in [-1,1) from SEED); outputs are written as root datasets of
-      OUT.h5 named like the graph's outputs. Every vertex runs as tensor relations partitioned for P
-      processors (a power of two; default: the number of ranks rounded up to one) as the planner
-      chooses (default eindecomp). --check also evaluates without partitioning and fails if the
-      results differ by more than rounding. Prints a per-vertex summary.
-  plan GRAPH [--procs P] [--planner eindecomp|sqrt|data|greedy] [--format text|json|dot]
+  run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
+      [--report REPORT.json] [--procs P] [--planner NAME] [--check] [--progress] [--comm-buffer-limit BYTES]
+      Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
+      graph's inputs, or the datasets --bind names (repeatable), each rank reading only its own blocks;
+      --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
+      the input and the element's index. Outputs are written collectively as root datasets of OUT.h5
+      named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
+      (a power of two; default: the number of ranks rounded up to one) as the planner chooses (default
+      eindecomp). --check also evaluates on one rank without partitioning and fails if the results
+      differ by more than rounding. --progress prints each finished vertex on rank 0 (stderr).
+      --comm-buffer-limit caps the send + receive buffers of one exchange round.
+  plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
-      of every vertex of GRAPH for P processors. --format dot draws the plan for Graphviz.
+      of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per
+      rank floats sent and received, peak block bytes), computed without data or MPI.
+      --format dot draws the plan for Graphviz.
 
 options:
   -h, --help      this text
   --version       the einrel version
 
-Run under MPI with `mpiexec -n R einrel ...`. Kokkos options (e.g. --kokkos-threads=N) are accepted.
+Run under MPI with `mpiexec.mpich -n R einrel ...`. Kokkos options (e.g. --kokkos-threads=N) are accepted.
 )";
 
 // Options of one subcommand: "--name value" or "--name=value", and positional arguments.
@@ -90,17 +96,24 @@ std::uint64_t parse_seed(const std::string& s) {
   return value;
 }
 
-std::int64_t parse_procs(const std::string& s) {
+// The whole of `s` as a signed integer, or nothing.
+std::optional<long long> whole_integer(const std::string& s) {
   std::size_t used = 0;
   long long value = 0;
   try {
     value = std::stoll(s, &used);
   } catch (const std::exception&) {
-    used = 0;
+    return std::nullopt;
   }
-  if (used != s.size() || !is_power_of_two(value) || value > (1LL << 40))
-    throw Error("--procs needs a power of two (1, 2, 4, ...), got '" + s + "'");
+  if (used != s.size()) return std::nullopt;
   return value;
+}
+
+std::int64_t parse_procs(const std::string& s) {
+  const auto value = whole_integer(s);
+  if (!value || !is_power_of_two(*value) || *value > (1LL << 40))
+    throw Error("--procs needs a power of two (1, 2, 4, ...), got '" + s + "'");
+  return *value;
 }
 
 // The one positional argument of `command`: the graph file.
@@ -112,8 +125,29 @@ const std::string& graph_argument(const ParsedArgs& p, const std::string& comman
   return p.positional[0];
 }
 
+// A positive integer option (a count or a size in bytes).
+std::int64_t parse_positive(const std::string& s, const std::string& name) {
+  const auto value = whole_integer(s);
+  if (!value || *value < 1) throw Error("--" + name + " needs a positive integer, got '" + s + "'");
+  return *value;
+}
+
 void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"input", "output", "report", "random", "procs", "planner"}, {"check"}, "run");
+  // --bind may repeat: each occurrence is parsed on its own.
+  std::vector<std::string> rest, binds;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--bind" && i + 1 < args.size()) {
+      binds.push_back(args[++i]);
+    } else if (args[i].rfind("--bind=", 0) == 0) {
+      binds.push_back(args[i].substr(7));
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  const ParsedArgs p =
+      parse_args(rest, {"input", "output", "report", "random", "procs", "planner", "comm-buffer-limit"},
+                 {"check", "progress", "bind"}, "run");
+  if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
   options.graph = graph_argument(p, "run");
   options.input = option(p, "input");
@@ -123,16 +157,25 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
   options.check = option(p, "check").has_value();
+  options.progress = option(p, "progress").has_value();
+  options.bind = binds;
+  if (auto limit = option(p, "comm-buffer-limit"))
+    options.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
   run_graph(comm, options, out);
 }
 
 void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"procs", "planner", "format"}, {}, "plan");
+  const ParsedArgs p = parse_args(args, {"procs", "planner", "format", "ranks"}, {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
   if (auto format = option(p, "format")) options.format = *format;
+  if (auto ranks = option(p, "ranks")) {
+    const std::int64_t r = parse_positive(*ranks, "ranks");
+    if (r > (1 << 24)) throw Error("--ranks " + *ranks + " is more ranks than a dry run plans for (at most 16777216)");
+    options.ranks = static_cast<int>(r);
+  }
   plan_graph(comm, options, out);
 }
 

@@ -1,24 +1,50 @@
+#include <einrel_DryRun.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_PlanCommand.hpp>
 #include <einrel_PlanExport.hpp>
+#include <einrel_RunReport.hpp>
+
+#include <sstream>
 
 namespace einrel {
 
 void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
-  using Printer = std::string (*)(const Graph&, const partition::Plan&);
-  Printer print = nullptr;
-  if (options.format == "text") print = partition::plan_text;
-  if (options.format == "json") print = partition::plan_json;
-  if (options.format == "dot") print = partition::plan_dot;
-  if (!print) throw Error("unknown --format '" + options.format + "' (available: text, json, dot)");
+  if (options.format != "text" && options.format != "json" && options.format != "dot")
+    throw Error("unknown --format '" + options.format + "' (available: text, json, dot)");
+  if (options.ranks && options.format == "dot") throw Error("--ranks adds a dry run to text or json plans, not dot");
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const Graph graph = read_graph_file(options.graph);
-  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(size);
+  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(options.ranks.value_or(size));
   const partition::Plan plan = partition::make_plan(graph, procs, options.planner);
-  if (rank == 0) out << print(graph, plan);
+  std::optional<engine::Traffic> dry;
+  if (options.ranks) dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks));
+  if (rank != 0) return;
+  if (options.format == "dot") {
+    out << partition::plan_dot(graph, plan);
+  } else if (options.format == "json") {
+    std::vector<std::string> extra;
+    if (dry) {
+      Extent moved = 0;
+      for (Extent m : dry->floats_moved) moved += m;
+      extra.push_back("\"dry_run_ranks\": " + std::to_string(*options.ranks));
+      extra.push_back("\"floats_moved\": " + std::to_string(moved));
+      extra.push_back("\"ranks\": " + ranks_json(dry->ranks));
+    }
+    out << partition::plan_json(graph, plan, extra);
+  } else {
+    out << partition::plan_text(graph, plan);
+    if (dry) {
+      Extent moved = 0;
+      for (Extent m : dry->floats_moved) moved += m;
+      std::ostringstream s;
+      s << "dry run on " << *options.ranks << " ranks: " << moved << " floats moved between ranks\n";
+      print_rank_table(dry->ranks, s);
+      out << s.str();
+    }
+  }
 }
 
 }  // namespace einrel

@@ -16,10 +16,13 @@ struct PlanOptions {
   std::optional<std::int64_t> procs;  // p, a power of two; default: the ranks rounded up to a power of two
   std::string planner = "eindecomp";  // partition::planner_names()
   std::string format = "text";        // text, json or dot
+  std::optional<int> ranks;           // add the engine's dry run for this many ranks
 };
 
-// Plans a graph file and prints the plan to `out` on rank 0. Planning is deterministic, so every rank plans
-// and fails alike; throws Error for an unknown format or planner, p not a power of two, or a bad graph file.
+// Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on
+// that many ranks (per rank floats sent and received, peak block bytes; no data, no MPI). Planning is deterministic, so
+// every rank plans and fails alike; throws Error for an unknown format or planner, p not a power of two, or a bad graph
+// file.
 void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out);
 
 }  // namespace einrel

@@ -1,8 +1,10 @@
 #include <einrel_AtomicFile.hpp>
+#include <einrel_CounterRandom.hpp>
+#include <einrel_Engine.hpp>
 #include <einrel_Evaluator.hpp>
 #include <einrel_GraphFile.hpp>
-#include <einrel_Hdf5Io.hpp>
-#include <einrel_PartitionedEvaluator.hpp>
+#include <einrel_KokkosCompat.hpp>
+#include <einrel_ParallelHdf5.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_RunReport.hpp>
@@ -11,55 +13,131 @@
 #include <Teuchos_TimeMonitor.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <limits>
-#include <random>
-#include <thread>
+#include <map>
 
 namespace einrel {
 namespace {
 
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
+using redistribute::collectively;
+using redistribute::Communicator;
+template <class Scalar>
+using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
+using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
 
-// Uniform values in [-1, 1), reproducible from the seed and the input's position in the graph.
-io::HostData random_data(const Vertex& input, VertexId id, std::uint64_t seed) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                    static_cast<std::uint32_t>(id)};
-  std::mt19937_64 gen(seq);
-  return dispatch_dtype(input.dtype, [&](auto scalar) -> io::HostData {
-    using S = decltype(scalar);
-    std::uniform_real_distribution<S> dist(-1, 1);
-    std::vector<S> values(num_elements(input.bound));
-    for (auto& x : values) x = dist(gen);
-    return values;
-  });
+// What the run needs before any data moves, checked on every rank.
+struct Setup {
+  Graph graph;
+  partition::Plan plan;
+  std::optional<engine::Schedule> schedule;
+  std::map<std::string, io::DatasetSource> sources;  // per graph input, when read from HDF5
+  std::optional<engine::FailureInjection> failure;
+};
+
+Setup set_up(const Communicator& comm, const RunOptions& options) {
+  Setup s;
+  s.graph = read_graph_file(options.graph);
+  if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
+  if (options.random_seed && !options.bind.empty()) throw Error("--bind reads inputs from files; --random makes them");
+  if (!options.input && !options.random_seed && options.bind.empty())
+    throw Error("no input data: give --input FILE.h5, --bind NAME=FILE.h5:/dataset or --random SEED");
+  std::map<std::string, io::DatasetSource> bound;
+  for (const std::string& text : options.bind) {
+    auto [name, source] = io::parse_binding(text);
+    const auto id = s.graph.find(name);
+    if (!id || !s.graph.vertex(*id).is_input())
+      throw Error("--bind names '" + name + "', which is not an input of the graph");
+    if (!bound.emplace(name, source).second) throw Error("--bind names input '" + name + "' twice");
+  }
+  if (!options.random_seed)
+    for (const Vertex& v : s.graph.vertices()) {
+      if (!v.is_input()) continue;
+      if (bound.count(v.name)) {
+        s.sources[v.name] = bound[v.name];
+      } else if (options.input) {
+        s.sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};
+      } else {
+        throw Error("input '" + v.name + "' has no data: bind it with --bind " + v.name +
+                    "=FILE.h5:/dataset or give --input");
+      }
+    }
+  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
+  s.plan = partition::make_plan(s.graph, procs, options.planner);
+  s.schedule.emplace(s.graph, s.plan.partitions, comm.size());
+  if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
+    s.failure = engine::parse_failure_injection(inject);
+  return s;
 }
 
-AnyTensor<Memory> to_device(const std::string& label, const Bound& bound, const io::HostData& data) {
-  return std::visit([&](const auto& v) -> AnyTensor<Memory> { return tensor_from_host<Memory>(label, bound, v); },
-                    data);
+// Host memory holding a block's elements: the block's own when the host can read it, else a mirror.
+template <class Scalar>
+auto host_view(const Tensor<Scalar, Memory>& block) {
+  return compat::create_host_mirror_uninitialized(block.view());
+}
+template <class Scalar>
+using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>()));
+
+// Collective: this rank's blocks of every input, in the schedule's layouts.
+Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& options) {
+  Values values(s.graph.size());
+  std::uint32_t stream = 0;  // the input's index among the graph's inputs
+  for (VertexId v = 0; v < s.graph.size(); ++v) {
+    const Vertex& vertex = s.graph.vertex(v);
+    if (!vertex.is_input()) continue;
+    collectively(comm, [&] { engine::inject(s.failure, comm.rank(), vertex.name, engine::Phase::read); });
+    dispatch_dtype(vertex.dtype, [&](auto scalar) {
+      using S = decltype(scalar);
+      std::optional<Distributed<S>> d;
+      collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, s.schedule->layout(v)); });
+      if (options.random_seed) {
+        for (const auto& [key, block] : d->local())
+          fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, d->grid().box(key), block.view());
+        compat::fence(Exec{}, "einrel run: random inputs");
+      } else {
+        std::vector<io::HostBox> boxes;
+        std::vector<HostBlock<S>> hosts;
+        for (const auto& [key, block] : d->local()) {
+          hosts.push_back(host_view(block));
+          boxes.push_back({d->grid().box(key), hosts.back().data()});
+        }
+        io::read_boxes(comm, s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        std::size_t i = 0;
+        for (const auto& [key, block] : d->local()) Kokkos::deep_copy(block.view(), hosts[i++]);
+      }
+      values[v] = std::move(*d);
+    });
+    ++stream;
+  }
+  return values;
 }
 
-io::HostData to_host(const AnyTensor<Memory>& t) {
-  return std::visit([](const auto& x) -> io::HostData { return tensor_to_host(x); }, t);
+// Collective: the whole of a distributed tensor on rank 0 (on the host), for --check only.
+template <class Scalar>
+std::vector<double> gather_on_root(const Distributed<Scalar>& d) {
+  const redistribute::BlockLayout root(BlockGrid(d.bound(), std::vector<Extent>(d.bound().size(), 1)),
+                                       redistribute::Placement::owners({0}, d.comm().size()));
+  redistribute::Exchange<Memory> exchange(d.comm());
+  const auto whole = redistribute::redistribute(Exec{}, exchange, d, root);
+  std::vector<double> values;
+  for (const auto& [key, block] : whole.local())
+    for (Scalar x : tensor_to_host(block)) values.push_back(x);
+  return values;
 }
 
 // max|a - b| / max|b| over all elements (0 when both are zero): the normwise relative difference.
-double relative_difference(const io::HostData& a, const io::HostData& b) {
-  return std::visit(
-      [&](const auto& x) {
-        const auto& y = std::get<std::decay_t<decltype(x)>>(b);
-        double diff = 0, scale = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-          const double d = std::abs(static_cast<double>(x[i]) - static_cast<double>(y[i]));
-          diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
-          scale = std::max(scale, std::abs(static_cast<double>(y[i])));
-        }
-        return diff == 0 ? 0.0 : diff / std::max(scale, std::numeric_limits<double>::min());
-      },
-      a);
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = std::abs(a[i] - b[i]);
+    diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff == 0 ? 0.0 : diff / std::max(scale, std::numeric_limits<double>::min());
 }
 
 // Bound for --check: partitioning changes only the order in which ⊕ combines terms, so the difference
@@ -77,120 +155,200 @@ double check_tolerance(const Graph& graph) {
   return tol;
 }
 
-void run_on_root(int num_ranks, const RunOptions& options, std::ostream& out) {
-  const Graph graph = read_graph_file(options.graph);
-  if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
-  if (!options.input && !options.random_seed) throw Error("no input data: give --input FILE.h5 or --random SEED");
-  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(num_ranks);
-  const partition::Plan planned = partition::make_plan(graph, procs, options.planner);
-  const std::vector<partition::PartitionVector>& plan = planned.partitions;
+// Collective: --check. Rank 0 evaluates the graph unpartitioned on whole inputs (read or generated
+// again) and compares every output, gathered to it, with the engine's. Returns the largest difference.
+double check_against_single_rank(const Communicator& comm, const Setup& s, const RunOptions& options,
+                                 const Values& results) {
+  const bool root = comm.rank() == 0;
+  std::vector<std::optional<AnyTensor<Memory>>> whole(s.graph.size());
+  std::uint32_t stream = 0;
+  for (VertexId v = 0; v < s.graph.size(); ++v) {
+    const Vertex& vertex = s.graph.vertex(v);
+    if (!vertex.is_input()) continue;
+    dispatch_dtype(vertex.dtype, [&](auto scalar) {
+      using S = decltype(scalar);
+      using T = Tensor<S, Memory>;
+      const Box all{std::vector<Extent>(vertex.bound.size(), 0), vertex.bound};
+      std::optional<T> t;
+      if (root) t = T::uninitialized(vertex.name, vertex.bound);
+      if (options.random_seed) {
+        if (root) fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, all, t->view());
+      } else {
+        HostBlock<S> host;
+        std::vector<io::HostBox> boxes;
+        if (root) {
+          host = host_view(*t);
+          boxes.push_back({all, host.data()});
+        }
+        io::read_boxes(comm, s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        if (root) Kokkos::deep_copy(t->view(), host);
+      }
+      if (root) whole[v] = *t;
+    });
+    ++stream;
+  }
+  std::optional<Evaluation<Memory>> reference;
+  collectively(comm, [&] {
+    if (root) reference = evaluate_unpartitioned(Exec{}, s.graph, std::move(whole));
+  });
+  double error = 0;
+  for (VertexId v : s.graph.outputs()) {
+    const std::vector<double> got = std::visit([](const auto& d) { return gather_on_root(d); }, *results[v]);
+    if (!root) continue;
+    const std::vector<double> want = std::visit(
+        [](const auto& t) {
+          const auto host = tensor_to_host(t);
+          return std::vector<double>(host.begin(), host.end());
+        },
+        *reference->values[v]);
+    error = std::max(error, relative_difference(got, want));
+  }
+  MPI_Bcast(&error, 1, MPI_DOUBLE, 0, comm.get());
+  return error;
+}
 
-  // Wall-clock phase timers (MPI_Wtime underneath).
-  Teuchos::Time read_timer("einrel run: inputs"), eval_timer("einrel run: evaluation"),
-      write_timer("einrel run: outputs");
-  std::vector<std::optional<AnyTensor<Memory>>> values(graph.size());
-  {
-    Teuchos::TimeMonitor timing(read_timer);
-    for (VertexId v = 0; v < graph.size(); ++v) {
-      const Vertex& vertex = graph.vertex(v);
-      if (!vertex.is_input()) continue;
-      const io::HostData data = options.input
-                                    ? io::read_dataset(*options.input, vertex.name, vertex.dtype, vertex.bound)
-                                    : random_data(vertex, v, *options.random_seed);
-      values[v] = to_device(vertex.name, vertex.bound, data);
-    }
+// Collective: the run's figures from every rank, complete on rank 0.
+RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptions& options,
+                        const engine::EngineResult<Memory>& result) {
+  const Graph& graph = s.graph;
+  const std::size_t n = graph.size();
+  std::vector<long long> moved(n), moved_sum(n);
+  std::vector<double> seconds(2 * n), seconds_max(2 * n);
+  for (VertexId v = 0; v < n; ++v) {
+    moved[v] = result.vertices[v].floats_sent;
+    seconds[2 * v] = result.vertices[v].seconds;
+    seconds[2 * v + 1] = result.vertices[v].kernel_seconds;
   }
-  std::optional<Evaluation<Memory>> evaluated, reference;
-  {
-    Teuchos::TimeMonitor timing(eval_timer);
-    evaluated = evaluate_partitioned(Exec{}, graph, values, plan);
-  }
-  if (options.check) reference = evaluate_unpartitioned(Exec{}, graph, std::move(values));
-  const Evaluation<Memory>& result = *evaluated;
+  redistribute::check_mpi(
+      MPI_Reduce(moved.data(), moved_sum.data(), static_cast<int>(n), MPI_LONG_LONG, MPI_SUM, 0, comm.get()),
+      "MPI_Reduce");
+  redistribute::check_mpi(
+      MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MAX, 0, comm.get()),
+      "MPI_Reduce");
+  const long long mine[4] = {result.traffic.floats_sent, result.traffic.floats_received,
+                             static_cast<long long>(result.traffic.peak_block_bytes), result.traffic.tuples};
+  std::vector<long long> all(4 * static_cast<std::size_t>(comm.size()));
+  redistribute::check_mpi(MPI_Gather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, 0, comm.get()),
+                          "MPI_Gather");
 
   RunReport report;
   report.graph = options.graph;
-  report.ranks = num_ranks;
-  report.computing_ranks = 1;
+  report.num_ranks = comm.size();
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
-  report.planner = planned.planner;
-  report.predicted_cost = planned.total_cost;
-  report.procs = procs;
-  report.total_seconds = eval_timer.totalElapsedTime();
-  report.input_seconds = read_timer.totalElapsedTime();
-  for (VertexId v = 0; v < graph.size(); ++v) {
+  report.planner = s.plan.planner;
+  report.predicted_cost = s.plan.total_cost;
+  report.procs = s.plan.procs;
+  for (int r = 0; r < comm.size(); ++r) {
+    const long long* x = &all[4 * static_cast<std::size_t>(r)];
+    report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3]});
+    if (x[3] > 0) ++report.computing_ranks;
+  }
+  for (VertexId v = 0; v < n; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    // One rank holds every block: nothing moves between ranks.
-    report.vertices.push_back({vertex.name, vertex.einsum->equation(), vertex.bound, plan[v].str(), result.seconds[v],
-                               result.kernel_seconds[v], 0});
+    report.vertices.push_back({vertex.name, vertex.einsum->equation(), vertex.bound, s.plan.partitions[v].str(),
+                               seconds_max[2 * v], seconds_max[2 * v + 1], moved_sum[v]});
   }
-  if (reference) {
-    report.check_error = 0.0;
-    report.check_tolerance = check_tolerance(graph);
-    for (VertexId v : graph.outputs())
-      report.check_error = std::max(*report.check_error,
-                                    relative_difference(to_host(*result.values[v]), to_host(*reference->values[v])));
-    if (!(*report.check_error <= *report.check_tolerance))
-      throw Error("check failed: the partitioned evaluation differs from the unpartitioned one by " +
-                  std::to_string(*report.check_error) + " (relative), more than the tolerance " +
-                  std::to_string(*report.check_tolerance));
-  }
-
-  // The report is staged first so that either every requested file appears or none does.
-  std::optional<io::AtomicFile> report_file;
-  if (options.report) {
-    report_file.emplace(*options.report);
-    report_file->write_text(report_json(report));
-  }
-  if (options.output) {
-    Teuchos::TimeMonitor timing(write_timer);
-    std::vector<io::NamedHostTensor> outputs;
-    for (VertexId v : graph.outputs())
-      outputs.push_back({graph.vertex(v).name, graph.vertex(v).bound, to_host(*result.values[v])});
-    io::write_datasets(*options.output, outputs);
-  }
-  if (report_file) report_file->commit();
-  print_summary(report, out);
-  if (options.output)
-    out << "wrote " << graph.outputs().size() << " output(s) to " << *options.output << " in " << std::fixed
-        << write_timer.totalElapsedTime() << " s\n";
-  if (options.report) out << "wrote report to " << *options.report << "\n";
+  return report;
 }
 
-// Makes rank 0's outcome everyone's: returns normally on every rank, or throws the same Error on every rank.
-void share_outcome(MPI_Comm comm, std::string error) {
-  int length = static_cast<int>(error.size());
-  // The waiting ranks poll with a nap in between instead of blocking in MPI_Bcast: MPICH's blocking calls
-  // spin, which would take a core from rank 0's threads and BLAS while it computes.
-  MPI_Request request;
-  MPI_Ibcast(&length, 1, MPI_INT, 0, comm, &request);
-  for (int done = 0; !done;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+// Collective: every output written by the first site of each of its blocks, into one file.
+void write_outputs(const Communicator& comm, const Graph& graph, const Values& results, const std::string& path) {
+  std::vector<io::DatasetBoxes> datasets;
+  std::vector<std::shared_ptr<void>> keep;  // host copies of the blocks until written
+  for (VertexId v : graph.outputs()) {
+    const Vertex& vertex = graph.vertex(v);
+    io::DatasetBoxes out{vertex.name, vertex.dtype, vertex.bound, {}};
+    std::visit(
+        [&](const auto& d) {
+          for (const auto& [key, block] : d.local()) {
+            const Extent b = d.grid().id(key);
+            if (d.layout().placement().site(b, 0) != comm.rank()) continue;
+            auto host = std::make_shared<std::decay_t<decltype(host_view(block))>>(host_view(block));
+            Kokkos::deep_copy(*host, block.view());
+            out.boxes.push_back({d.grid().box(key), host->data()});
+            keep.push_back(host);
+          }
+        },
+        *results[v]);
+    datasets.push_back(std::move(out));
   }
-  error.resize(length);
-  if (length > 0) MPI_Bcast(error.data(), length, MPI_CHAR, 0, comm);
-  if (length > 0) throw Error(error);
+  io::write_boxes(comm, path, datasets);
 }
 
 }  // namespace
 
-void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  std::string error;
-  if (rank == 0) {
-    try {
-      run_on_root(size, options, out);
-    } catch (const std::exception& e) {
-      error = e.what();
-      if (error.empty()) error = "unknown failure";
-    }
+void run_graph(MPI_Comm user_comm, const RunOptions& options, std::ostream& out) {
+  const Communicator comm(user_comm);
+  const bool root = comm.rank() == 0;
+  Setup s;
+  collectively(comm, [&] { s = set_up(comm, options); });
+
+  // Wall-clock phase timers (MPI_Wtime underneath).
+  Teuchos::Time read_timer("einrel run: inputs"), eval_timer("einrel run: evaluation"),
+      write_timer("einrel run: outputs");
+  Values inputs;
+  {
+    Teuchos::TimeMonitor timing(read_timer);
+    inputs = load_inputs(comm, s, options);
   }
-  share_outcome(comm, error);
+  engine::EngineOptions engine_options;
+  engine_options.limits.buffer_bytes = options.comm_buffer_limit;
+  engine_options.failure = s.failure;
+  std::size_t done = 0, total = 0;
+  for (const Vertex& v : s.graph.vertices()) total += v.is_input() ? 0 : 1;
+  if (options.progress && root)
+    engine_options.on_vertex_done = [&](VertexId v, double elapsed) {
+      std::cerr << "einrel: vertex " << ++done << " of " << total << " (" << s.graph.vertex(v).name << ") done at "
+                << std::fixed << elapsed << " s" << std::endl;
+    };
+  std::optional<engine::EngineResult<Memory>> result;
+  {
+    redistribute::check_mpi(MPI_Barrier(comm.get()), "MPI_Barrier");  // time the evaluation from a common start
+    Teuchos::TimeMonitor timing(eval_timer);
+    result = engine::execute(Exec{}, comm, s.graph, *s.schedule, std::move(inputs), engine_options);
+  }
+  RunReport report = gather_report(comm, s, options, *result);
+  double total_seconds = eval_timer.totalElapsedTime(), input_seconds = read_timer.totalElapsedTime();
+  MPI_Allreduce(MPI_IN_PLACE, &total_seconds, 1, MPI_DOUBLE, MPI_MAX, comm.get());
+  MPI_Allreduce(MPI_IN_PLACE, &input_seconds, 1, MPI_DOUBLE, MPI_MAX, comm.get());
+  report.total_seconds = total_seconds;
+  report.input_seconds = input_seconds;
+  if (options.check) {
+    report.check_error = check_against_single_rank(comm, s, options, result->values);
+    report.check_tolerance = check_tolerance(s.graph);
+    collectively(comm, [&] {
+      if (!(*report.check_error <= *report.check_tolerance))
+        throw Error("check failed: the distributed evaluation differs from the single-rank unpartitioned one by " +
+                    std::to_string(*report.check_error) + " (relative), more than the tolerance " +
+                    std::to_string(*report.check_tolerance));
+    });
+  }
+
+  // The report is staged first so that either every requested file appears or none does.
+  std::optional<io::AtomicFile> report_file;
+  collectively(comm, [&] {
+    if (options.report && root) {
+      report_file.emplace(*options.report);
+      report_file->write_text(report_json(report));
+    }
+    for (VertexId v : s.graph.outputs())
+      engine::inject(s.failure, comm.rank(), s.graph.vertex(v).name, engine::Phase::write);
+  });
+  if (options.output) {
+    Teuchos::TimeMonitor timing(write_timer);
+    write_outputs(comm, s.graph, result->values, *options.output);
+  }
+  collectively(comm, [&] {
+    if (report_file) report_file->commit();
+  });
+  if (!root) return;
+  print_summary(report, out);
+  if (options.output)
+    out << "wrote " << s.graph.outputs().size() << " output(s) to " << *options.output << " in " << std::fixed
+        << write_timer.totalElapsedTime() << " s\n";
+  if (options.report) out << "wrote report to " << *options.report << "\n";
 }
 
 }  // namespace einrel

@@ -3,10 +3,12 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace einrel {
 
@@ -14,18 +16,22 @@ namespace einrel {
 struct RunOptions {
   std::string graph;
   std::optional<std::string> input;   // HDF5 file with one root dataset per graph input
+  std::vector<std::string> bind;      // "NAME=FILE.h5:/group/dataset" for inputs read from elsewhere
   std::optional<std::string> output;  // HDF5 file to create with one root dataset per graph output
   std::optional<std::string> report;  // JSON run report to create
   std::optional<std::uint64_t> random_seed;
-  std::optional<std::int64_t> procs;  // p, a power of two; default: the ranks rounded up to a power of two
+  std::optional<std::int64_t> procs;  // p, a power of two; default: the number of ranks rounded up to one
   std::string planner = "eindecomp";  // partition::planner_names()
-  bool check = false;                 // compare with the unpartitioned evaluation
+  bool check = false;                 // compare with the single-rank unpartitioned evaluation
+  bool progress = false;              // rank 0 prints each finished vertex with the elapsed time
+  std::size_t comm_buffer_limit = 0;  // bytes of send + receive buffers per exchange round (0: no cap)
 };
 
-// Runs a graph file. Rank 0 of `comm` reads, plans with the named planner, evaluates as tensor relations
-// partitioned for p processors (single-rank evaluation of the TRA rewrite) and writes; the other ranks wait for it.
-// Prints the summary to `out` on rank 0. On any failure throws Error with the same message on every rank, after making
-// sure no output or report file was written.
+// Runs a graph file on every rank of `comm` (collective): plans it for p processors, reads each rank's
+// blocks of the inputs (parallel HDF5 hyperslabs, or counter-based random values), executes it with the
+// engine, writes the outputs collectively and prints the summary on rank 0 (`out`). On any failure on
+// any rank, throws Error with the same message on every rank and leaves no output or report file. The
+// test-only variable EINREL_TEST_INJECT_FAILURE=RANK:VERTEX:PHASE injects a failure (docs/engine.md).
 void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out);
 
 }  // namespace einrel

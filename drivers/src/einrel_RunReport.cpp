@@ -1,5 +1,7 @@
+#include <einrel_PlanExport.hpp>
 #include <einrel_RunReport.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -38,16 +40,28 @@ Extent RunReport::floats_moved() const {
   return n;
 }
 
+std::string ranks_json(const std::vector<engine::RankTraffic>& ranks) {
+  std::ostringstream j;
+  j << "[";
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    j << (r ? "," : "") << "\n    {\"rank\": " << r << ", \"floats_sent\": " << ranks[r].floats_sent
+      << ", \"floats_received\": " << ranks[r].floats_received
+      << ", \"peak_block_bytes\": " << ranks[r].peak_block_bytes << ", \"tuples\": " << ranks[r].tuples << "}";
+  j << (ranks.empty() ? "]" : "\n  ]");
+  return j.str();
+}
+
 std::string report_json(const RunReport& r) {
   std::ostringstream j;
-  j << "{\n  \"graph\": " << json_string(r.graph) << ",\n  \"ranks\": " << r.ranks
-    << ",\n  \"computing_ranks\": " << r.computing_ranks << ",\n  \"backend\": " << json_string(r.backend)
-    << ",\n  \"threads\": " << r.threads << ",\n  \"planner\": " << json_string(r.planner)
-    << ",\n  \"procs\": " << r.procs
+  j << "{\n  \"schema_version\": " << partition::json_schema_version << ",\n  \"graph\": " << json_string(r.graph)
+    << ",\n  \"num_ranks\": " << r.num_ranks << ",\n  \"computing_ranks\": " << r.computing_ranks
+    << ",\n  \"backend\": " << json_string(r.backend) << ",\n  \"threads\": " << r.threads
+    << ",\n  \"planner\": " << json_string(r.planner) << ",\n  \"procs\": " << r.procs
     << ",\n  \"check_max_relative_error\": " << (r.check_error ? json_number(*r.check_error) : "null")
     << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
-    << ",\n  \"input_seconds\": " << json_number(r.input_seconds) << ",\n  \"vertices\": [";
+    << ",\n  \"input_seconds\": " << json_number(r.input_seconds) << ",\n  \"ranks\": " << ranks_json(r.ranks)
+    << ",\n  \"vertices\": [";
   for (std::size_t i = 0; i < r.vertices.size(); ++i) {
     const VertexReport& v = r.vertices[i];
     j << (i ? "," : "") << "\n    {\"name\": " << json_string(v.name) << ", \"equation\": " << json_string(v.equation)
@@ -59,9 +73,32 @@ std::string report_json(const RunReport& r) {
   return j.str();
 }
 
+void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostream& out) {
+  auto row = [&](const std::string& name, const engine::RankTraffic& t) {
+    out << "  " << std::left << std::setw(8) << name << std::right << std::setw(16) << t.floats_sent << std::setw(18)
+        << t.floats_received << std::setw(18) << t.peak_block_bytes << std::setw(10) << t.tuples << "\n";
+  };
+  out << "  " << std::left << std::setw(8) << "rank" << std::right << std::setw(16) << "floats sent" << std::setw(18)
+      << "floats received" << std::setw(18) << "peak block bytes" << std::setw(10) << "tuples"
+      << "\n";
+  constexpr std::size_t listed = 16;  // beyond that, the largest figure of each column
+  if (ranks.size() <= listed) {
+    for (std::size_t k = 0; k < ranks.size(); ++k) row(std::to_string(k), ranks[k]);
+    return;
+  }
+  engine::RankTraffic most;
+  for (const auto& t : ranks) {
+    most.floats_sent = std::max(most.floats_sent, t.floats_sent);
+    most.floats_received = std::max(most.floats_received, t.floats_received);
+    most.peak_block_bytes = std::max(most.peak_block_bytes, t.peak_block_bytes);
+    most.tuples = std::max(most.tuples, t.tuples);
+  }
+  row("max", most);
+}
+
 void print_summary(const RunReport& r, std::ostream& out) {
   out << "einrel run " << r.graph << "\n"
-      << "  ranks: " << r.ranks << " started, " << r.computing_ranks << " computing; backend: " << r.backend << " ("
+      << "  ranks: " << r.num_ranks << " started, " << r.computing_ranks << " computing; backend: " << r.backend << " ("
       << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n"
       << "  planner: " << r.planner << " for p = " << r.procs
       << "; predicted cost: " << (r.predicted_cost ? json_number(*r.predicted_cost) + " floats" : std::string("n/a"))
@@ -73,6 +110,7 @@ void print_summary(const RunReport& r, std::ostream& out) {
     out << "  " << std::left << std::setw(16) << v.name << std::setw(20) << v.equation << std::setw(18)
         << to_string(v.bound) << std::setw(20) << v.partition << std::right << std::setw(12) << std::fixed
         << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
+  print_rank_table(r.ranks, out);
   out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
       << " s), floats moved: " << r.floats_moved() << "\n";
   if (r.check_error)

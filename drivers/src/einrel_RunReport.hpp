@@ -2,6 +2,7 @@
 #define EINREL_RUNREPORT_HPP
 
 #include <einrel_Bound.hpp>
+#include <einrel_Traffic.hpp>
 
 #include <optional>
 #include <ostream>
@@ -23,8 +24,9 @@ struct VertexReport {
 
 struct RunReport {
   std::string graph;
-  int ranks = 1;
-  int computing_ranks = 1;
+  int num_ranks = 1;
+  int computing_ranks = 0;  // ranks that ran at least one join tuple
+  std::vector<engine::RankTraffic> ranks;
   std::string backend;
   int threads = 1;
   std::string planner;
@@ -42,6 +44,13 @@ struct RunReport {
 // The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (DESIGN.md §4.2),
 // plus the run's context (graph, ranks, backend, planner).
 std::string report_json(const RunReport& report);
+
+// The per-rank list of a run report or a dry run: [{"rank", "floats_sent", "floats_received",
+// "peak_block_bytes", "tuples"}, ...].
+std::string ranks_json(const std::vector<engine::RankTraffic>& ranks);
+
+// The per-rank table of the summary and of `einrel plan --ranks` (the largest figures only beyond 16 ranks).
+void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostream& out);
 
 // The human-readable summary `einrel run` prints.
 void print_summary(const RunReport& report, std::ostream& out);

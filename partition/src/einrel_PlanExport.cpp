@@ -62,10 +62,10 @@ std::string plan_text(const Graph& graph, const Plan& plan) {
 
 // Vertex names are identifiers and equations letters, ',' and "->" (the graph validates both), so no string
 // here needs JSON escaping.
-std::string plan_json(const Graph& graph, const Plan& plan) {
+std::string plan_json(const Graph& graph, const Plan& plan, const std::vector<std::string>& extra) {
   std::ostringstream j;
-  j << "{\n  \"procs\": " << plan.procs << ",\n  \"planner\": \"" << plan.planner
-    << "\",\n  \"total_cost\": " << full_number(plan.total_cost)
+  j << "{\n  \"schema_version\": " << json_schema_version << ",\n  \"procs\": " << plan.procs << ",\n  \"planner\": \""
+    << plan.planner << "\",\n  \"total_cost\": " << full_number(plan.total_cost)
     << ",\n  \"partitions_considered\": " << plan.partitions_considered << ",\n  \"nodes\": [";
   bool first = true;
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -84,7 +84,9 @@ std::string plan_json(const Graph& graph, const Plan& plan) {
       << ", \"repartition\": " << full_number(c.repartition) << "}}";
     first = false;
   }
-  j << (first ? "]" : "\n  ]") << "\n}\n";
+  j << (first ? "]" : "\n  ]");
+  for (const std::string& member : extra) j << ",\n  " << member;
+  j << "\n}\n";
   return j.str();
 }
 

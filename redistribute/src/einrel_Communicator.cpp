@@ -38,12 +38,15 @@ void agree_on_failure(const Communicator& comm, const std::optional<std::string>
   int speaker = comm.size();
   check_mpi(MPI_Allreduce(&mine, &speaker, 1, MPI_INT, MPI_MIN, comm.get()), "MPI_Allreduce");
   if (speaker == comm.size()) return;
-  std::string message = comm.rank() == speaker ? *local_failure : std::string();
-  int length = static_cast<int>(message.size());
-  check_mpi(MPI_Bcast(&length, 1, MPI_INT, speaker, comm.get()), "MPI_Bcast");
-  message.resize(static_cast<std::size_t>(length));
-  check_mpi(MPI_Bcast(message.data(), length, MPI_CHAR, speaker, comm.get()), "MPI_Bcast");
-  throw Error(message);
+  throw Error(broadcast_string(comm, comm.rank() == speaker ? *local_failure : std::string(), speaker));
+}
+
+std::string broadcast_string(const Communicator& comm, std::string text, int root) {
+  int length = static_cast<int>(text.size());
+  check_mpi(MPI_Bcast(&length, 1, MPI_INT, root, comm.get()), "MPI_Bcast");
+  text.resize(static_cast<std::size_t>(length));
+  check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, root, comm.get()), "MPI_Bcast");
+  return text;
 }
 
 template <>

@@ -48,6 +48,9 @@ void collectively(const Communicator& comm, F&& f) {
   agree_on_failure(comm, failure);
 }
 
+// Collective over comm: `text` as given on rank `root`, on every rank.
+std::string broadcast_string(const Communicator& comm, std::string text, int root);
+
 // Throws Error naming the call and MPI's own message unless rc is MPI_SUCCESS.
 void check_mpi(int rc, const std::string& call);
 

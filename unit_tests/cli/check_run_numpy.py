@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""Runs `mpiexec -n R einrel run` on graphs with HDF5 inputs and checks the outputs against numpy.einsum,
-the run report's fields, and the error contract for a missing dataset."""
+"""Runs `mpiexec.mpich -n R einrel run` on graphs with HDF5 inputs and checks, at one R:
+- every output against numpy (for p from the rank count, and for a p below and above R);
+- the report: schema_version, num_ranks, the per-rank list, computing_ranks = R when p >= R, floats moved
+  between ranks within the predicted cost when p = R, and the per-rank list equal to `einrel plan --ranks R`;
+- `--bind` of datasets inside groups; `--random` equal bit for bit to the documented generator (numpy) at
+  every p;
+- the error contract: bad input files and a failure injected on the last rank in every phase end the run
+  with a non-zero exit, exactly one `einrel: error:` line in all, and no output or report file."""
 import argparse
 import json
 import os
@@ -11,28 +17,213 @@ import sys
 import h5py
 import numpy as np
 
+import counter_random
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+F64, F32 = np.float64, np.float32
+# (name, graph text, {input: (shape, dtype, (lo, hi))}, {output: numpy expression over the inputs in f64})
 CASES = [
-    # (graph text, {input: (shape, dtype)}, {output: numpy expression over the inputs})
-    (
-        "input A f64[37,23]\ninput B f64[23,29]\nT = einsum(\"ij,jk->ik\", A, B)\noutput T\n",
-        {"A": ((37, 23), np.float64), "B": ((23, 29), np.float64)},
-        {"T": lambda v: np.einsum("ij,jk->ik", v["A"], v["B"])},
-    ),
-    (
-        "input X f32[6,5,4]\ninput W f32[4,3]\n"
-        "Y = einsum(\"bsi,io->bos\", X, W)\ns = einsum(\"bos->\", Y)\nr = einsum(\"bos\", Y)\noutput Y, s, r\n",
-        {"X": ((6, 5, 4), np.float32), "W": ((4, 3), np.float32)},
-        {
-            "Y": lambda v: np.einsum("bsi,io->bos", v["X"], v["W"]),
-            "s": lambda v: np.einsum("bos->", np.einsum("bsi,io->bos", v["X"], v["W"])),
-            "r": lambda v: np.einsum("bos", np.einsum("bsi,io->bos", v["X"], v["W"])),
-        },
-    ),
+    ("uneven_matmul",
+     "input A f64[37,23]\ninput B f64[23,29]\nT = einsum(\"ij,jk->ik\", A, B)\noutput T\n",
+     {"A": ((37, 23), F64, (-1, 1)), "B": ((23, 29), F64, (-1, 1))},
+     {"T": lambda v: v["A"] @ v["B"]}),
+    ("batched_f32",
+     "input X f32[6,5,4]\ninput W f32[4,3]\n"
+     "Y = einsum(\"bsi,io->bos\", X, W)\ns = einsum(\"bos->\", Y)\nr = einsum(\"bos\", Y)\noutput Y, s, r\n",
+     {"X": ((6, 5, 4), F32, (-1, 1)), "W": ((4, 3), F32, (-1, 1))},
+     {"Y": lambda v: np.einsum("bsi,io->bos", v["X"], v["W"]),
+      "s": lambda v: np.einsum("bsi,io->", v["X"], v["W"]),
+      "r": lambda v: np.einsum("bsi,io->bos", v["X"], v["W"])}),
+    ("skewed_chain",  # (A×B)+(C×(D×E)) at S = 40
+     "input A f64[40,4]\ninput B f64[4,40]\ninput C f64[40,4]\ninput D f64[4,400]\ninput E f64[400,40]\n"
+     "AB = einsum(\"ij,jk->ik\", A, B)\nDE = einsum(\"ij,jk->ik\", D, E)\nCDE = einsum(\"ij,jk->ik\", C, DE)\n"
+     "Y = einsum(\"ij,ij->ij\", AB, CDE, join=add)\noutput Y\n",
+     {"A": ((40, 4), F64, (-1, 1)), "B": ((4, 40), F64, (-1, 1)), "C": ((40, 4), F64, (-1, 1)),
+      "D": ((4, 400), F64, (-1, 1)), "E": ((400, 40), F64, (-1, 1))},
+     {"Y": lambda v: v["A"] @ v["B"] + v["C"] @ (v["D"] @ v["E"])}),
+    ("attention",
+     "input Q f32[12,8]\ninput K f32[10,8]\ninput V f32[10,6]\n"
+     "S = einsum(\"id,jd->ij\", Q, K)\nZ = einsum(\"ij->ij\", S, map=scale(0.353553))\nP = softmax(Z)\n"
+     "O = einsum(\"ij,jd->id\", P, V)\noutput O, P\n",
+     {"Q": ((12, 8), F32, (-1, 1)), "K": ((10, 8), F32, (-1, 1)), "V": ((10, 6), F32, (-1, 1))},
+     {"P": lambda v: softmax(0.353553 * v["Q"] @ v["K"].T),
+      "O": lambda v: softmax(0.353553 * v["Q"] @ v["K"].T) @ v["V"]}),
+    ("every_aggregation",
+     "input A f64[9,31]\ninput B f64[31,7]\n"
+     "smax = einsum(\"ij,jk->ik\", A, B, join=sqdiff, agg=max)\nsmin = einsum(\"ij,jk->ik\", A, B, join=add, agg=min)\n"
+     "prd = einsum(\"ij->i\", A, agg=prod)\ntot = einsum(\"ij,jk->\", A, B)\nabsd = einsum(\"ij->j\", A, map=abs, agg=max)\n"
+     "output smax, smin, prd, tot, absd\n",
+     {"A": ((9, 31), F64, (0.8, 1.2)), "B": ((31, 7), F64, (0.8, 1.2))},
+     {"smax": lambda v: ((v["A"][:, :, None] - v["B"][None, :, :]) ** 2).max(axis=1),
+      "smin": lambda v: (v["A"][:, :, None] + v["B"][None, :, :]).min(axis=1),
+      "prd": lambda v: v["A"].prod(axis=1),
+      "tot": lambda v: np.einsum("ij,jk->", v["A"], v["B"]),
+      "absd": lambda v: np.abs(v["A"]).max(axis=0)}),
+    ("outer_transpose_nary",
+     "input u f64[13]\ninput w f64[11]\ninput M f64[5,6,7]\ninput A f64[10,9]\ninput B f64[9,8]\ninput C f64[8,6]\n"
+     "O = einsum(\"i,j->ij\", u, w)\nT = einsum(\"ijk->kij\", M)\nN = einsum(\"ij,jk,kl->il\", A, B, C)\n"
+     "X = einsum(\"ij,i->ij\", O, u, join=sub, map=exp)\noutput O, T, N, X\n",
+     {"u": ((13,), F64, (-1, 1)), "w": ((11,), F64, (-1, 1)), "M": ((5, 6, 7), F64, (-1, 1)),
+      "A": ((10, 9), F64, (-1, 1)), "B": ((9, 8), F64, (-1, 1)), "C": ((8, 6), F64, (-1, 1))},
+     {"O": lambda v: np.outer(v["u"], v["w"]), "T": lambda v: v["M"].transpose(2, 0, 1),
+      "N": lambda v: v["A"] @ v["B"] @ v["C"],
+      "X": lambda v: np.exp(np.outer(v["u"], v["w"]) - v["u"][:, None])}),
 ]
 
 
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, **kw)
+def run(cmd, env=None, **kw):
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=full_env, **kw)
+
+
+class Checker:
+    def __init__(self, args):
+        self.args = args
+        self.failures = 0
+        self.moved_somewhere = False
+
+    def expect(self, ok, what):
+        print(f"{what} {'ok' if ok else 'FAIL'}")
+        self.failures += not ok
+
+    def einrel(self, *arguments, cwd, env=None):
+        return run([self.args.mpiexec, "-n", str(self.args.ranks), self.args.einrel, *arguments], cwd=cwd, env=env)
+
+    def dry_run(self, graph, procs, cwd):
+        p = run([self.args.einrel, "plan", graph, "--procs", str(procs), "--ranks", str(self.args.ranks),
+                 "--format", "json"], cwd=cwd)
+        return json.loads(p.stdout) if p.returncode == 0 else None
+
+    def check_report(self, label, report, dry):
+        R = self.args.ranks
+        self.expect(report.get("schema_version") == 2 and report.get("num_ranks") == R
+                    and len(report.get("ranks", [])) == R, f"{label}: report schema_version, num_ranks, ranks")
+        procs = report["procs"]
+        if procs >= R:
+            self.expect(report["computing_ranks"] == R, f"{label}: p={procs} >= R: computing_ranks "
+                        f"{report['computing_ranks']} of {R}")
+        if procs == R:
+            self.expect(report["floats_moved"] <= report["predicted_cost"],
+                        f"{label}: p = R: floats moved {report['floats_moved']} <= predicted {report['predicted_cost']}")
+        self.moved_somewhere |= report["floats_moved"] > 0
+        fields = ("floats_sent", "floats_received", "peak_block_bytes")
+        measured = [{k: r[k] for k in fields} for r in report["ranks"]]
+        predicted = [{k: r[k] for k in fields} for r in dry["ranks"]] if dry else None
+        self.expect(measured == predicted, f"{label}: dry run = measured per rank")
+
+    def check_outputs(self, label, path, outputs, values):
+        with h5py.File(path, "r") as f:
+            for name, expr in outputs.items():
+                expected = np.asarray(expr({k: v.astype(np.float64) for k, v in values.items()}))
+                got = f[name][()]
+                tol = 1e-4 if got.dtype == np.float32 else 1e-11
+                err = np.max(np.abs(got - expected)) / max(1.0, np.max(np.abs(expected)))
+                self.expect(got.shape == expected.shape and err <= tol,
+                            f"{label} output {name}: shape {got.shape} {got.dtype} max rel err {err:.2e}")
+
+    def cases(self, rng):
+        R = self.args.ranks
+        default_procs = 1 << (R - 1).bit_length()
+        for n, (name, graph, inputs, outputs) in enumerate(CASES):
+            d = os.path.join(self.args.work_dir, name)
+            os.makedirs(d)
+            with open(os.path.join(d, "g.ein"), "w") as f:
+                f.write(graph)
+            values = {k: rng.uniform(lo, hi, shape).astype(dt) for k, (shape, dt, (lo, hi)) in inputs.items()}
+            with h5py.File(os.path.join(d, "in.h5"), "w") as f:
+                for k, v in values.items():
+                    f[k] = v
+            # R > p and R < p alternate between the cases.
+            for procs in (default_procs, 1 if n % 2 == 0 else 16):
+                label = f"{name} R={R} p={procs}"
+                p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", f"out{procs}.h5", "--report",
+                                f"r{procs}.json", "--procs", str(procs), cwd=d)
+                if p.returncode != 0:
+                    self.expect(False, f"{label}: einrel failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+                    continue
+                self.check_outputs(label, os.path.join(d, f"out{procs}.h5"), outputs, values)
+                self.check_report(label, json.load(open(os.path.join(d, f"r{procs}.json"))),
+                                  self.dry_run("g.ein", procs, d))
+
+    def bind(self, rng):
+        d = os.path.join(self.args.work_dir, "bind")
+        os.makedirs(d)
+        name, graph, inputs, outputs = CASES[0]
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            f.write(graph)
+        values = {k: rng.uniform(-1, 1, shape).astype(dt) for k, (shape, dt, _) in inputs.items()}
+        with h5py.File(os.path.join(d, "a.h5"), "w") as f:
+            f["/layer/weights/left"] = values["A"]
+        with h5py.File(os.path.join(d, "b.h5"), "w") as f:
+            f["B"] = values["B"]
+        p = self.einrel("run", "g.ein", "--bind", "A=a.h5:/layer/weights/left", "--bind", "B=b.h5", "--output",
+                        "out.h5", cwd=d)
+        self.expect(p.returncode == 0, f"--bind from a group and a root dataset: exit {p.returncode} {p.stderr}")
+        if p.returncode == 0:
+            self.check_outputs("--bind", os.path.join(d, "out.h5"), outputs, values)
+
+    def random_inputs(self):
+        d = os.path.join(self.args.work_dir, "random")
+        os.makedirs(d)
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            f.write("input A f64[7,9,5]\ninput x f32[33]\nY = einsum(\"ijk->kji\", A)\noutput A, x, Y\n")
+        seed = 2**40 + 12345
+        A = counter_random.random_tensor(seed, 0, (7, 9, 5), np.float64)
+        x = counter_random.random_tensor(seed, 1, (33,), np.float32)
+        for procs in (1, 4, 16):
+            p = self.einrel("run", "g.ein", "--random", str(seed), "--procs", str(procs), "--output",
+                            f"out{procs}.h5", cwd=d)
+            ok = p.returncode == 0
+            if ok:
+                with h5py.File(os.path.join(d, f"out{procs}.h5"), "r") as f:
+                    ok = (np.array_equal(f["A"][()], A) and np.array_equal(f["x"][()], x)
+                          and f["x"].dtype == np.float32 and np.array_equal(f["Y"][()], A.transpose(2, 1, 0)))
+            self.expect(ok, f"--random at p={procs}: bit-identical to the documented generator")
+
+    def expect_one_error(self, label, d, before, p, expected):
+        lines = [line for line in (p.stdout + p.stderr).splitlines() if "einrel: error:" in line]
+        ok = (p.returncode != 0 and len(lines) == 1 and lines[0].startswith("einrel: error:")
+              and expected in lines[0] and sorted(os.listdir(d)) == before)
+        self.expect(ok, f"{label}: exit {p.returncode}, error lines {lines}, files {sorted(os.listdir(d))}")
+
+    def bad_inputs(self):
+        graph = CASES[0][1]
+        bad = [
+            ("missing", {"A": np.zeros((37, 23))}, "has no dataset 'B'"),
+            ("misshaped", {"A": np.zeros((37, 22)), "B": np.zeros((23, 29))}, "'A'"),
+            ("mistyped", {"A": np.zeros((37, 23), np.float32), "B": np.zeros((23, 29))}, "'A'"),
+        ]
+        for name, datasets, expected in bad:
+            d = os.path.join(self.args.work_dir, name)
+            os.makedirs(d)
+            with open(os.path.join(d, "g.ein"), "w") as f:
+                f.write(graph)
+            with h5py.File(os.path.join(d, "in.h5"), "w") as f:
+                for k, v in datasets.items():
+                    f[k] = v
+            p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json", cwd=d)
+            self.expect_one_error(f"{name} input", d, ["g.ein", "in.h5"], p, expected)
+
+    def injected_failures(self):
+        R = self.args.ranks
+        d = os.path.join(self.args.work_dir, "inject")
+        os.makedirs(d)
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            f.write("input A f64[24,16]\ninput B f64[16,20]\nT = einsum(\"ij,jk->ik\", A, B)\nS = softmax(T)\n"
+                    "output T, S\n")
+        # Phase and the vertex it is injected at; at p = 8 every vertex moves data and reduces on R > 1.
+        for phase, vertex in (("read", "B"), ("redistribute", "T"), ("kernels", "T"), ("reduce", "T"),
+                              ("write", "S")):
+            spec = f"{R - 1}:{vertex}:{phase}"
+            p = self.einrel("run", "g.ein", "--random", "1", "--procs", "8", "--output", "out.h5", "--report",
+                            "r.json", cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})
+            self.expect_one_error(f"injected {spec}", d, ["g.ein"], p,
+                                  f"injected failure on rank {R - 1} at {phase}")
 
 
 def main():
@@ -44,67 +235,18 @@ def main():
     args = ap.parse_args()
     shutil.rmtree(args.work_dir, ignore_errors=True)
     os.makedirs(args.work_dir)
-    rng = np.random.default_rng(2024)
-    launcher = [args.mpiexec, "-n", str(args.ranks), args.einrel, "run"]
-    failures = 0
-
-    for n, (graph, inputs, outputs) in enumerate(CASES):
-        d = os.path.join(args.work_dir, f"case{n}")
-        os.makedirs(d)
-        with open(os.path.join(d, "g.ein"), "w") as f:
-            f.write(graph)
-        values = {k: rng.uniform(-1, 1, shape).astype(dt) for k, (shape, dt) in inputs.items()}
-        with h5py.File(os.path.join(d, "in.h5"), "w") as f:
-            for k, v in values.items():
-                f[k] = v
-        p = run(launcher + ["g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json"], cwd=d)
-        if p.returncode != 0:
-            print(f"case {n}: einrel failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
-            failures += 1
-            continue
-        with h5py.File(os.path.join(d, "out.h5"), "r") as f:
-            for name, expr in outputs.items():
-                expected = expr({k: v.astype(np.float64) for k, v in values.items()})
-                got = f[name][()]
-                tol = 1e-5 if got.dtype == np.float32 else 1e-12
-                err = np.max(np.abs(got - expected)) / max(1.0, np.max(np.abs(expected)))
-                ok = got.shape == np.shape(expected) and got.dtype == values[next(iter(values))].dtype and err <= tol
-                print(f"case {n} output {name}: shape {got.shape} dtype {got.dtype} max rel err {err:.2e} "
-                      f"{'ok' if ok else 'FAIL'}")
-                failures += not ok
-        report = json.load(open(os.path.join(d, "r.json")))
-        for key in ("total_seconds", "predicted_cost", "floats_moved", "vertices"):
-            if key not in report:
-                print(f"case {n}: report lacks '{key}'")
-                failures += 1
-        for v in report["vertices"]:
-            if not {"name", "seconds", "kernel_seconds", "floats_moved"} <= v.keys():
-                print(f"case {n}: report vertex lacks fields: {v}")
-                failures += 1
-
-    # Bad input files: one error line naming the problem, non-zero exit, nothing written.
-    bad_inputs = [
-        ("missing", {"A": np.zeros((37, 23))}, "has no dataset 'B'"),
-        ("misshaped", {"A": np.zeros((37, 22)), "B": np.zeros((23, 29))}, "'A'"),
-        ("mistyped", {"A": np.zeros((37, 23), np.float32), "B": np.zeros((23, 29))}, "'A'"),
-    ]
-    for name, datasets, expected in bad_inputs:
-        d = os.path.join(args.work_dir, name)
-        os.makedirs(d)
-        with open(os.path.join(d, "g.ein"), "w") as f:
-            f.write(CASES[0][0])
-        with h5py.File(os.path.join(d, "in.h5"), "w") as f:
-            for k, v in datasets.items():
-                f[k] = v
-        p = run(launcher + ["g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json"], cwd=d)
-        lines = p.stderr.strip().splitlines()
-        ok = (p.returncode != 0 and len(lines) == 1 and lines[0].startswith("einrel: error:")
-              and expected in lines[0] and sorted(os.listdir(d)) == ["g.ein", "in.h5"])
-        print(f"{name} input: exit {p.returncode}, stderr {lines}, files {sorted(os.listdir(d))} {'ok' if ok else 'FAIL'}")
-        failures += not ok
-
-    print(f"{failures} failure(s) at {args.ranks} rank(s)")
-    return 1 if failures else 0
+    counter_random.self_test()
+    c = Checker(args)
+    rng = np.random.default_rng(2024 + args.ranks)
+    c.cases(rng)
+    if args.ranks > 1:
+        c.expect(c.moved_somewhere, f"R={args.ranks}: floats moved between ranks in some case")
+    c.bind(rng)
+    c.random_inputs()
+    c.bad_inputs()
+    c.injected_failures()
+    print(f"{c.failures} failure(s) at {args.ranks} rank(s)")
+    return 1 if c.failures else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,182 @@
+// Parallel HDF5: every rank writes and reads its own boxes of one file (uneven block grids, ranks with
+// no boxes, datasets in groups, scalars), checked against the serial reader and writer; errors agreed on
+// every rank; nothing left behind on failure.
+#include <einrel_Error.hpp>
+#include <einrel_Hdf5Io.hpp>
+#include <einrel_ParallelHdf5.hpp>
+
+#include <einrel_TestHelpers.hpp>
+#include <einrel_TestTempDir.hpp>
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <fstream>
+#include <functional>
+
+namespace {
+
+using namespace einrel;
+using redistribute::Communicator;
+
+// Blocks of `grid` dealt to ranks round-robin starting at rank `first`, so that with more ranks than
+// blocks some ranks have none and with fewer some have several.
+std::vector<Box> my_boxes(const Communicator& comm, const BlockGrid& grid, int first) {
+  std::vector<Box> boxes;
+  for (Extent b = 0; b < grid.num_blocks(); ++b)
+    if ((b + first) % comm.size() == comm.rank()) boxes.push_back(grid.box(grid.key(b)));
+  return boxes;
+}
+
+// The elements of `box` of a C-order tensor of bound `bound`.
+template <class Scalar>
+std::vector<Scalar> cut(const std::vector<Scalar>& whole, const Bound& bound, const Box& box) {
+  std::vector<Scalar> out;
+  test::for_each_element(box, bound, std::vector<Extent>(box.lo.size(), 0),
+                         [&](Extent flat) { out.push_back(whole[flat]); });
+  return out;
+}
+
+TEST(ParallelHdf5, EveryRankWritesAndReadsItsOwnBoxes) {
+  const Communicator comm(MPI_COMM_WORLD);
+  test::TempDir dir;
+  const Bound a_bound{13, 7}, b_bound{5, 4, 3};
+  const auto a = test::random_values<double>(a_bound, 1);
+  const auto b = test::random_values<float>(b_bound, 2);
+  const std::vector<double> s = {-2.5};
+  const BlockGrid a_grid(a_bound, {4, 3}), b_grid(b_bound, {2, 1, 3});
+
+  // Write: each rank its boxes; the scalar from the last rank only.
+  std::vector<std::vector<double>> a_parts;
+  std::vector<std::vector<float>> b_parts;
+  io::DatasetBoxes a_out{"A", Dtype::f64, a_bound, {}}, b_out{"B", Dtype::f32, b_bound, {}},
+      s_out{"s", Dtype::f64, {}, {}};
+  const auto a_boxes = my_boxes(comm, a_grid, 0), b_boxes = my_boxes(comm, b_grid, 1);
+  a_parts.reserve(a_boxes.size());
+  b_parts.reserve(b_boxes.size());
+  for (const Box& box : a_boxes) {
+    a_parts.push_back(cut(a, a_bound, box));
+    a_out.boxes.push_back({box, a_parts.back().data()});
+  }
+  for (const Box& box : b_boxes) {
+    b_parts.push_back(cut(b, b_bound, box));
+    b_out.boxes.push_back({box, b_parts.back().data()});
+  }
+  if (comm.rank() == comm.size() - 1) s_out.boxes.push_back({Box{}, s.data()});
+  io::write_boxes(comm, dir.file("t.h5"), {a_out, b_out, s_out});
+  if (comm.rank() == 0) {
+    EXPECT_EQ(std::get<std::vector<double>>(io::read_dataset(dir.file("t.h5"), "A", Dtype::f64, a_bound)), a);
+    EXPECT_EQ(std::get<std::vector<float>>(io::read_dataset(dir.file("t.h5"), "B", Dtype::f32, b_bound)), b);
+    EXPECT_EQ(std::get<std::vector<double>>(io::read_dataset(dir.file("t.h5"), "s", Dtype::f64, {})), s);
+    EXPECT_EQ(dir.count(), 1u);  // no temporary left behind
+  }
+
+  // Read another cut back on every rank (different counts per rank than the write).
+  const BlockGrid read_grid(a_bound, {3, 2});
+  const auto boxes = my_boxes(comm, read_grid, 2);
+  std::vector<std::vector<double>> got(boxes.size());
+  std::vector<io::HostBox> targets;
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    got[i].assign(static_cast<std::size_t>(boxes[i].size()), 0.0);
+    targets.push_back({boxes[i], got[i].data()});
+  }
+  io::read_boxes(comm, {dir.file("t.h5"), "/A"}, Dtype::f64, a_bound, targets);
+  for (std::size_t i = 0; i < boxes.size(); ++i) EXPECT_EQ(got[i], cut(a, a_bound, boxes[i]));
+  double scalar = 0;
+  std::vector<io::HostBox> scalar_target;
+  if (comm.rank() == 0) scalar_target.push_back({Box{}, &scalar});
+  io::read_boxes(comm, {dir.file("t.h5"), "/s"}, Dtype::f64, {}, scalar_target);
+  if (comm.rank() == 0) {
+    EXPECT_EQ(scalar, s[0]);
+  }
+}
+
+TEST(ParallelHdf5, ReadsADatasetInsideGroups) {
+  const Communicator comm(MPI_COMM_WORLD);
+  test::TempDir dir;
+  const Bound bound{6, 5};
+  const auto x = test::random_values<double>(bound, 3);
+  if (comm.rank() == 0) {
+    const hid_t file = H5Fcreate(dir.file("g.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    const hsize_t dims[2] = {6, 5};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t d = H5Dcreate2(file, "/layer/w", H5T_NATIVE_DOUBLE, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data());
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Pclose(lcpl);
+    H5Fclose(file);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto boxes = my_boxes(comm, BlockGrid(bound, {2, 2}), 0);
+  std::vector<std::vector<double>> got(boxes.size());
+  std::vector<io::HostBox> targets;
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    got[i].resize(static_cast<std::size_t>(boxes[i].size()));
+    targets.push_back({boxes[i], got[i].data()});
+  }
+  io::read_boxes(comm, {dir.file("g.h5"), "/layer/w"}, Dtype::f64, bound, targets);
+  for (std::size_t i = 0; i < boxes.size(); ++i) EXPECT_EQ(got[i], cut(x, bound, boxes[i]));
+  EXPECT_NE(test::error_of([&] {
+              io::read_boxes(comm, {dir.file("g.h5"), "/layer/v"}, Dtype::f64, bound, {});
+            }).find("has no dataset '/layer/v'"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] {
+              io::read_boxes(comm, {dir.file("g.h5"), "/other/w"}, Dtype::f64, bound, {});
+            }).find("has no dataset '/other/w'"),
+            std::string::npos);
+}
+
+// Every rank gets the same message, whichever rank's boxes are involved.
+TEST(ParallelHdf5, ErrorsAreTheSameOnEveryRankAndLeaveNothing) {
+  const Communicator comm(MPI_COMM_WORLD);
+  test::TempDir dir;
+  const Bound bound{4, 4};
+  std::vector<double> zeros(16, 0.0);
+  io::DatasetBoxes out{"A", Dtype::f64, bound, {}};
+  if (comm.rank() == 0) out.boxes.push_back({Box{{0, 0}, {4, 4}}, zeros.data()});
+  io::write_boxes(comm, dir.file("in.h5"), {out});
+
+  auto read = [&](const std::string& file, const std::string& dataset, Dtype dtype, const Bound& b) {
+    return test::error_of([&] { io::read_boxes(comm, {file, dataset}, dtype, b, {}); });
+  };
+  EXPECT_NE(read(dir.file("nope.h5"), "/A", Dtype::f64, bound)
+                .find("input file '" + dir.file("nope.h5") + "' does not exist"),
+            std::string::npos);
+  EXPECT_NE(read(dir.file("in.h5"), "/B", Dtype::f64, bound).find("has no dataset 'B' at its root"), std::string::npos);
+  EXPECT_NE(read(dir.file("in.h5"), "/A", Dtype::f32, bound).find("is float64 but the graph declares f32"),
+            std::string::npos);
+  EXPECT_NE(read(dir.file("in.h5"), "/A", Dtype::f64, {4, 5}).find("has shape [4,4] but the graph declares [4,5]"),
+            std::string::npos);
+  if (comm.rank() == 0) std::ofstream(dir.file("text.h5")) << "not hdf5";
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_NE(read(dir.file("text.h5"), "/A", Dtype::f64, bound).find("is not a readable HDF5 file"), std::string::npos);
+
+  // An output in a missing directory: the same error everywhere, no file anywhere.
+  EXPECT_NE(test::error_of([&] {
+              io::write_boxes(comm, dir.file("no-dir/out.h5"), {out});
+            }).find("cannot create output file '" + dir.file("no-dir/out.h5") + "'"),
+            std::string::npos);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (comm.rank() == 0) {
+    EXPECT_EQ(dir.count(), 2u);
+  }
+}
+
+TEST(ParallelHdf5, BindingsParseFileAndDataset) {
+  using io::parse_binding;
+  const auto [name, source] = parse_binding("W=run:3/weights.h5:/layer/w");
+  EXPECT_EQ(name, "W");
+  EXPECT_EQ(source.file, "run:3/weights.h5");
+  EXPECT_EQ(source.dataset, "/layer/w");
+  const auto [root_name, root] = parse_binding("X=in.h5");
+  EXPECT_EQ(root.file, "in.h5");
+  EXPECT_EQ(root.dataset, "/X");
+  for (const char* bad : {"W", "=in.h5:/w", "W=", "W=in.h5:/", "W=:/w", "W=in.h5:/layer/"})
+    EXPECT_NE(test::error_of([&] { parse_binding(bad); }).find("expected NAME=FILE.h5:/dataset"), std::string::npos)
+        << bad;
+}
+
+}  // namespace
