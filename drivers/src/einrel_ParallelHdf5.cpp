@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace einrel::io {
 namespace {
@@ -24,62 +26,44 @@ Handle mpio_file_access(const Communicator& comm) {
   return fapl;
 }
 
-Handle collective_transfer() {
+// Raw data moves with independent MPI-IO transfers: each rank reads or writes only its own boxes, in as
+// many calls as it has boxes. Collective transfers (H5FD_MPIO_COLLECTIVE, with empty selections on ranks
+// with fewer boxes) hung intermittently here (HDF5 1.10.8, MPICH 4.0, ROMIO) once a file held a few dozen
+// small datasets: ranks ended up in different MPI-IO collectives inside one H5Dread. Opening, creating
+// and closing files and datasets stay collective, as parallel HDF5 requires.
+Handle independent_transfer() {
   Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  if (!dxpl.ok() || H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) < 0)
-    throw Error("cannot set up collective HDF5 transfers");
+  if (!dxpl.ok() || H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_INDEPENDENT) < 0)
+    throw Error("cannot set up HDF5 transfers through MPI-IO");
   return dxpl;
 }
 
-// The dataset's file space with `box` selected, or nothing when box is null. A 0-d dataset's box is its
-// whole scalar space.
-Handle file_selection(hid_t dataset, const Box* box) {
+// The dataset's file space with `box` selected (a 0-d dataset's box is its whole scalar space).
+Handle file_selection(hid_t dataset, const Box& box) {
   Handle space(H5Dget_space(dataset), H5Sclose);
-  if (!space.ok()) return space;
-  herr_t rc = 0;
-  if (!box) {
-    rc = H5Sselect_none(space.get());
-  } else if (!box->lo.empty()) {
-    const std::vector<hsize_t> start(box->lo.begin(), box->lo.end());
-    std::vector<hsize_t> count;
-    for (Extent e : box->extents()) count.push_back(static_cast<hsize_t>(e));
-    rc = H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-  }
-  return rc < 0 ? Handle() : std::move(space);
-}
-
-// The C-order elements of `box` in memory (one dimension suffices: the file selection gives the shape),
-// or nothing when box is null.
-Handle memory_space(const Box* box) {
-  const hsize_t n = box ? static_cast<hsize_t>(box->size()) : 1;
-  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  if (space.ok() && !box && H5Sselect_none(space.get()) < 0) return Handle();
+  if (!space.ok() || box.lo.empty()) return space;
+  const std::vector<hsize_t> start(box.lo.begin(), box.lo.end());
+  std::vector<hsize_t> count;
+  for (Extent e : box.extents()) count.push_back(static_cast<hsize_t>(e));
+  if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+    return Handle();
   return space;
 }
 
-// Collective over comm: transfer(mem_space, file_space, i) for each of this rank's `count` boxes, in as
-// many calls as the rank with the most boxes makes: collective HDF5 transfers need every rank in every
-// call, so ranks with fewer boxes take part with empty selections (i = count). A failed call does not end
-// the loop (the others would wait for this rank); the first failure is agreed on at the end.
-void transfer_collectively(const Communicator& comm, hid_t dataset, const std::vector<const Box*>& boxes,
-                           const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer,
-                           const std::string& failure) {
-  long long calls = static_cast<long long>(boxes.size());
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &calls, 1, MPI_LONG_LONG, MPI_MAX, comm.get()), "MPI_Allreduce");
+// Collective over comm: transfer(mem_space, file_space, i) for each of this rank's boxes (the memory
+// holds box i's elements in C order; one dimension suffices, the file selection gives the shape), then
+// agreement on the first failure, so that every rank throws `failure` when any transfer failed.
+void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<const Box*>& boxes,
+                    const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer, const std::string& failure) {
   std::optional<std::string> failed;
-  for (long long call = 0; call < calls; ++call) {
-    const std::size_t i = static_cast<std::size_t>(call);
-    const Box* box = i < boxes.size() ? boxes[i] : nullptr;
-    const Handle file_space = file_selection(dataset, box);
-    const Handle mem_space = memory_space(box);
-    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), box ? i : boxes.size()) < 0)
-      if (!failed) failed = failure;
+  for (std::size_t i = 0; i < boxes.size() && !failed; ++i) {
+    const Handle file_space = file_selection(dataset, *boxes[i]);
+    const hsize_t n = static_cast<hsize_t>(boxes[i]->size());
+    const Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), i) < 0) failed = failure;
   }
   redistribute::agree_on_failure(comm, failed);
 }
-
-// A non-null address for the empty transfers (HDF5 rejects a null buffer even with nothing selected).
-double no_elements;
 
 }  // namespace
 
@@ -96,29 +80,43 @@ std::pair<std::string, DatasetSource> parse_binding(const std::string& text) {
   return {name, source};
 }
 
-void read_boxes(const Communicator& comm, const DatasetSource& source, Dtype dtype, const Bound& bound,
-                const std::vector<HostBox>& boxes) {
+struct InputFiles::OpenFiles {
+  std::map<std::string, Handle> by_path;
+};
+
+InputFiles::InputFiles(Communicator comm) : comm_(std::move(comm)), open_(std::make_unique<OpenFiles>()) {
   detail::silence_hdf5();
+}
+
+InputFiles::~InputFiles() = default;
+
+void InputFiles::read(const DatasetSource& source, Dtype dtype, const Bound& bound, const std::vector<HostBox>& boxes) {
   const std::string where = "input file '" + source.file + "'";
-  collectively(comm, [&] {
-    if (!std::filesystem::exists(source.file)) throw Error(where + " does not exist");
+  auto known = open_->by_path.find(source.file);
+  if (known == open_->by_path.end()) {
+    // Agreed before the collective open, so that no rank enters it alone.
+    collectively(comm_, [&] {
+      if (!std::filesystem::exists(source.file)) throw Error(where + " does not exist");
+    });
+    Handle file;
+    collectively(comm_, [&] {
+      const Handle fapl = mpio_file_access(comm_);
+      file = Handle(H5Fopen(source.file.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+      if (!file.ok()) throw Error(where + " is not a readable HDF5 file");
+    });
+    known = open_->by_path.emplace(source.file, std::move(file)).first;
+  }
+  std::optional<Handle> dataset;
+  collectively(comm_, [&] {
+    dataset.emplace(detail::open_checked_dataset(known->second.get(), where, source.dataset, dtype, bound));
   });
-  std::optional<Handle> file, dataset;
-  collectively(comm, [&] {
-    const Handle fapl = mpio_file_access(comm);
-    file.emplace(H5Fopen(source.file.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-    if (!file->ok()) throw Error(where + " is not a readable HDF5 file");
-  });
-  collectively(
-      comm, [&] { dataset.emplace(detail::open_checked_dataset(file->get(), where, source.dataset, dtype, bound)); });
   std::vector<const Box*> selected;
   for (const HostBox& b : boxes) selected.push_back(&b.box);
-  const Handle dxpl = collective_transfer();
-  transfer_collectively(
-      comm, dataset->get(), selected,
+  const Handle dxpl = independent_transfer();
+  transfer_boxes(
+      comm_, dataset->get(), selected,
       [&](hid_t mem, hid_t file_space, std::size_t i) {
-        void* data = i < boxes.size() ? boxes[i].data : &no_elements;
-        return H5Dread(dataset->get(), detail::native_type(dtype), mem, file_space, dxpl.get(), data);
+        return H5Dread(dataset->get(), detail::native_type(dtype), mem, file_space, dxpl.get(), boxes[i].data);
       },
       where + ": reading dataset '" + detail::display_name(source.dataset) + "' failed");
 }
@@ -136,7 +134,7 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
       file.emplace(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
       if (!file->ok()) throw Error("cannot create output file '" + path + "'");
     });
-    const Handle dxpl = collective_transfer();
+    const Handle dxpl = independent_transfer();
     for (const DatasetBoxes& d : datasets) {
       const std::string failure = "writing dataset '" + d.name + "' to '" + path + "' failed";
       std::optional<Handle> dataset;
@@ -152,11 +150,10 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
       });
       std::vector<const Box*> selected;
       for (const ConstHostBox& b : d.boxes) selected.push_back(&b.box);
-      transfer_collectively(
+      transfer_boxes(
           comm, dataset->get(), selected,
           [&](hid_t mem, hid_t file_space, std::size_t i) {
-            const void* data = i < d.boxes.size() ? d.boxes[i].data : &no_elements;
-            return H5Dwrite(dataset->get(), detail::native_type(d.dtype), mem, file_space, dxpl.get(), data);
+            return H5Dwrite(dataset->get(), detail::native_type(d.dtype), mem, file_space, dxpl.get(), d.boxes[i].data);
           },
           failure);
     }

@@ -2,13 +2,15 @@
 #define EINREL_PARALLELHDF5_HPP
 
 // Tensors in HDF5 files read and written by every rank at once (DESIGN.md §4.2: C order, f32/f64): each
-// rank transfers only the boxes of its own blocks, through MPI-IO with collective transfers.
+// rank transfers only the boxes of its own blocks, through MPI-IO (collective file and dataset
+// operations, independent raw-data transfers: see einrel_ParallelHdf5.cpp).
 
 #include <einrel_BlockGrid.hpp>
 #include <einrel_Bound.hpp>
 #include <einrel_Communicator.hpp>
 #include <einrel_Dtype.hpp>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,11 +37,29 @@ struct ConstHostBox {
   const void* data;
 };
 
-// Collective over comm: every rank reads its `boxes` (any number, possibly none) of `source`, which must
-// hold `dtype` elements of shape `bound`. Throws the same Error on every rank when any rank fails (a
-// missing file or dataset, another type or shape, a failed read).
-void read_boxes(const redistribute::Communicator& comm, const DatasetSource& source, Dtype dtype, const Bound& bound,
-                const std::vector<HostBox>& boxes);
+// The input files of a run, read by every rank at once. A file is opened (collectively, through MPI-IO)
+// the first time one of its datasets is read and stays open until this object is destroyed, which is
+// collective too: every rank must destroy it at the same point, as it does when an agreed failure
+// unwinds. Opening a file costs every rank collectives and file-system metadata operations, so a graph
+// whose inputs share a file opens it once.
+class InputFiles {
+ public:
+  // Reads through comm (its ranks are the readers).
+  explicit InputFiles(redistribute::Communicator comm);
+  ~InputFiles();
+  InputFiles(const InputFiles&) = delete;
+  InputFiles& operator=(const InputFiles&) = delete;
+
+  // Collective over the communicator: every rank reads its `boxes` (any number, possibly none) of
+  // `source`, which must hold `dtype` elements of shape `bound`. Throws the same Error on every rank when
+  // any rank fails (a missing file or dataset, another type or shape, a failed read).
+  void read(const DatasetSource& source, Dtype dtype, const Bound& bound, const std::vector<HostBox>& boxes);
+
+ private:
+  struct OpenFiles;
+  redistribute::Communicator comm_;
+  std::unique_ptr<OpenFiles> open_;
+};
 
 // One dataset of an output file and this rank's boxes of it.
 struct DatasetBoxes {

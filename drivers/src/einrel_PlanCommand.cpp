@@ -29,7 +29,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
     if (dry) {
       Extent moved = 0;
       for (Extent m : dry->floats_moved) moved += m;
-      extra.push_back("\"dry_run_ranks\": " + std::to_string(*options.ranks));
+      extra.push_back("\"num_ranks\": " + std::to_string(*options.ranks));
       extra.push_back("\"floats_moved\": " + std::to_string(moved));
       extra.push_back("\"ranks\": " + ranks_json(dry->ranks));
     }

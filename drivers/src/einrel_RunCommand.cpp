@@ -8,6 +8,7 @@
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_RunReport.hpp>
+#include <einrel_Wait.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Teuchos_TimeMonitor.hpp>
@@ -26,6 +27,7 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 using redistribute::collectively;
 using redistribute::Communicator;
+using redistribute::complete;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
 using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
@@ -85,6 +87,7 @@ using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>
 // Collective: this rank's blocks of every input, in the schedule's layouts.
 Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& options) {
   Values values(s.graph.size());
+  io::InputFiles files(comm);
   std::uint32_t stream = 0;  // the input's index among the graph's inputs
   for (VertexId v = 0; v < s.graph.size(); ++v) {
     const Vertex& vertex = s.graph.vertex(v);
@@ -105,7 +108,7 @@ Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& o
           hosts.push_back(host_view(block));
           boxes.push_back({d->grid().box(key), hosts.back().data()});
         }
-        io::read_boxes(comm, s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        files.read(s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
         std::size_t i = 0;
         for (const auto& [key, block] : d->local()) Kokkos::deep_copy(block.view(), hosts[i++]);
       }
@@ -161,6 +164,7 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
                                  const Values& results) {
   const bool root = comm.rank() == 0;
   std::vector<std::optional<AnyTensor<Memory>>> whole(s.graph.size());
+  io::InputFiles files(comm);
   std::uint32_t stream = 0;
   for (VertexId v = 0; v < s.graph.size(); ++v) {
     const Vertex& vertex = s.graph.vertex(v);
@@ -180,7 +184,7 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
           host = host_view(*t);
           boxes.push_back({all, host.data()});
         }
-        io::read_boxes(comm, s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        files.read(s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
         if (root) Kokkos::deep_copy(t->view(), host);
       }
       if (root) whole[v] = *t;
@@ -203,7 +207,8 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
         *reference->values[v]);
     error = std::max(error, relative_difference(got, want));
   }
-  MPI_Bcast(&error, 1, MPI_DOUBLE, 0, comm.get());
+  MPI_Request request;
+  complete(MPI_Ibcast(&error, 1, MPI_DOUBLE, 0, comm.get(), &request), request, "MPI_Ibcast");
   return error;
 }
 
@@ -219,17 +224,18 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
     seconds[2 * v] = result.vertices[v].seconds;
     seconds[2 * v + 1] = result.vertices[v].kernel_seconds;
   }
-  redistribute::check_mpi(
-      MPI_Reduce(moved.data(), moved_sum.data(), static_cast<int>(n), MPI_LONG_LONG, MPI_SUM, 0, comm.get()),
-      "MPI_Reduce");
-  redistribute::check_mpi(
-      MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MAX, 0, comm.get()),
-      "MPI_Reduce");
+  MPI_Request request;
+  complete(
+      MPI_Ireduce(moved.data(), moved_sum.data(), static_cast<int>(n), MPI_LONG_LONG, MPI_SUM, 0, comm.get(), &request),
+      request, "MPI_Ireduce");
+  complete(MPI_Ireduce(seconds.data(), seconds_max.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MAX, 0, comm.get(),
+                       &request),
+           request, "MPI_Ireduce");
   const long long mine[4] = {result.traffic.floats_sent, result.traffic.floats_received,
                              static_cast<long long>(result.traffic.peak_block_bytes), result.traffic.tuples};
   std::vector<long long> all(4 * static_cast<std::size_t>(comm.size()));
-  redistribute::check_mpi(MPI_Gather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, 0, comm.get()),
-                          "MPI_Gather");
+  complete(MPI_Igather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, 0, comm.get(), &request), request,
+           "MPI_Igather");
 
   RunReport report;
   report.graph = options.graph;
@@ -305,16 +311,18 @@ void run_graph(MPI_Comm user_comm, const RunOptions& options, std::ostream& out)
     };
   std::optional<engine::EngineResult<Memory>> result;
   {
-    redistribute::check_mpi(MPI_Barrier(comm.get()), "MPI_Barrier");  // time the evaluation from a common start
+    MPI_Request request;  // time the evaluation from a common start
+    complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
     Teuchos::TimeMonitor timing(eval_timer);
     result = engine::execute(Exec{}, comm, s.graph, *s.schedule, std::move(inputs), engine_options);
   }
   RunReport report = gather_report(comm, s, options, *result);
-  double total_seconds = eval_timer.totalElapsedTime(), input_seconds = read_timer.totalElapsedTime();
-  MPI_Allreduce(MPI_IN_PLACE, &total_seconds, 1, MPI_DOUBLE, MPI_MAX, comm.get());
-  MPI_Allreduce(MPI_IN_PLACE, &input_seconds, 1, MPI_DOUBLE, MPI_MAX, comm.get());
-  report.total_seconds = total_seconds;
-  report.input_seconds = input_seconds;
+  const double mine[2] = {eval_timer.totalElapsedTime(), read_timer.totalElapsedTime()};
+  double slowest[2];  // over the ranks
+  MPI_Request request;
+  complete(MPI_Iallreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, comm.get(), &request), request, "MPI_Iallreduce");
+  report.total_seconds = slowest[0];
+  report.input_seconds = slowest[1];
   if (options.check) {
     report.check_error = check_against_single_rank(comm, s, options, result->values);
     report.check_tolerance = check_tolerance(s.graph);

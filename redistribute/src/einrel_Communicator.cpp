@@ -1,5 +1,6 @@
 #include <einrel_Communicator.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_Wait.hpp>
 
 namespace einrel::redistribute {
 
@@ -36,16 +37,18 @@ void agree_on_failure(const Communicator& comm, const std::optional<std::string>
   // The lowest failing rank (size when none failed) speaks for everyone.
   const int mine = local_failure ? comm.rank() : comm.size();
   int speaker = comm.size();
-  check_mpi(MPI_Allreduce(&mine, &speaker, 1, MPI_INT, MPI_MIN, comm.get()), "MPI_Allreduce");
+  MPI_Request request;
+  complete(MPI_Iallreduce(&mine, &speaker, 1, MPI_INT, MPI_MIN, comm.get(), &request), request, "MPI_Iallreduce");
   if (speaker == comm.size()) return;
   throw Error(broadcast_string(comm, comm.rank() == speaker ? *local_failure : std::string(), speaker));
 }
 
 std::string broadcast_string(const Communicator& comm, std::string text, int root) {
   int length = static_cast<int>(text.size());
-  check_mpi(MPI_Bcast(&length, 1, MPI_INT, root, comm.get()), "MPI_Bcast");
+  MPI_Request request;
+  complete(MPI_Ibcast(&length, 1, MPI_INT, root, comm.get(), &request), request, "MPI_Ibcast");
   text.resize(static_cast<std::size_t>(length));
-  check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, root, comm.get()), "MPI_Bcast");
+  complete(MPI_Ibcast(text.data(), length, MPI_CHAR, root, comm.get(), &request), request, "MPI_Ibcast");
   return text;
 }
 

@@ -7,6 +7,7 @@
 #include <einrel_KokkosCompat.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Relation.hpp>
+#include <einrel_Wait.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -211,8 +212,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
     }
     if (round_index == 0) copy_local();  // overlaps the messages in flight
     for (std::size_t done = 0; done < receives.size(); ++done) {
-      int m = MPI_UNDEFINED;
-      check_mpi(MPI_Waitany(static_cast<int>(receives.size()), receives.data(), &m, MPI_STATUS_IGNORE), "MPI_Waitany");
+      const int m = wait_any(receives, "MPI_Testany");
       const Message& msg = round.receives[m];
       stats.elements_received += msg.last - msg.first;
       if constexpr (!direct) {
@@ -230,7 +230,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
             extent, b, e);
       });
     }
-    check_mpi(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    wait_all(sends, "MPI_Testall");
     compat::fence(exec, "einrel::exchange: unpacked");  // the next round reuses the buffers
   }
   compat::fence(exec, "einrel::exchange: done");

@@ -12,6 +12,7 @@
 #include <einrel_KokkosCompat.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
+#include <einrel_Wait.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -111,8 +112,7 @@ class BlockMessages {
   }
   // Waits for every message; received blocks are complete when this returns.
   void wait() {
-    redistribute::check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
-                            "MPI_Waitall");
+    redistribute::wait_all(requests_, "MPI_Testall");
     if constexpr (!direct)
       for (std::size_t i = 0; i < receive_blocks_.size(); ++i)
         Kokkos::deep_copy(receive_blocks_[i].view(), receive_staging_[i]);
