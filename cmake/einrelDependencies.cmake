@@ -24,6 +24,14 @@ macro(einrel_find_dependencies)
     set(MPIEXEC_EXECUTABLE /usr/bin/mpiexec.mpich)
   endif()
   _einrel_require(MPI COMPONENTS CXX)
+  # The launcher that matches this MPI, by the name users type: docs, the foreign-launcher error and the
+  # configure summary give it. Not resolved through links: Debian's mpiexec.mpich links to mpiexec.hydra,
+  # and its bare mpiexec is Open MPI's once an Open MPI package (e.g. for ScaLAPACK) is installed.
+  if(MPIEXEC_EXECUTABLE)
+    get_filename_component(EINREL_MPI_LAUNCHER "${MPIEXEC_EXECUTABLE}" NAME)
+  else()
+    set(EINREL_MPI_LAUNCHER mpiexec)
+  endif()
 
   _einrel_require(Kokkos 3.4)
   set(EINREL_KOKKOS_BACKENDS)

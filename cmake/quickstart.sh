@@ -30,7 +30,7 @@ export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
 
 if [[ $mode == demo ]]; then
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-  echo "[einrel] demo: mpiexec -n 2 einrel run drivers/examples/matmul.ein --random 1"
+  echo "[einrel] demo: mpiexec.mpich -n 2 einrel run drivers/examples/matmul.ein --random 1"
   mpiexec.mpich -n 2 "${build}/drivers/einrel" run "${root}/drivers/examples/matmul.ein" --random 1 \
     --output "${build}/demo-output.h5" --report "${build}/demo-report.json"
 else

@@ -181,7 +181,23 @@ void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out
 
 }  // namespace
 
+bool cli_info(MPI_Comm comm, int argc, char* argv[], std::ostream& out) {
+  if (argc < 2) return false;
+  const std::string command = argv[1];
+  const bool help = command == "-h" || command == "--help" || command == "help";
+  if (!help && command != "--version") return false;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return true;
+  if (help)
+    out << usage;
+  else
+    out << "einrel " << EINREL_VERSION << "\n";
+  return true;
+}
+
 int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostream& err) {
+  if (cli_info(comm, argc, argv, out)) return 0;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -189,11 +205,7 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
     if (args.empty()) throw Error("no command given (see einrel --help)");
     const std::string command = args[0];
     args.erase(args.begin());
-    if (command == "-h" || command == "--help" || command == "help") {
-      if (rank == 0) out << usage;
-    } else if (command == "--version") {
-      if (rank == 0) out << "einrel " << EINREL_VERSION << "\n";
-    } else if (command == "run") {
+    if (command == "run") {
       run(comm, args, out);
     } else if (command == "plan") {
       plan(comm, args, out);

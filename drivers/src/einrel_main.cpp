@@ -1,15 +1,32 @@
 // The `einrel` program: MPI first, then Kokkos, finalized in reverse.
 #include <einrel_Cli.hpp>
+#include <einrel_Launcher.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 int main(int argc, char* argv[]) {
   MPI_Init(&argc, &argv);
+  // Started by another MPI's launcher, every process is a singleton: refuse before doing anything else.
+  if (auto foreign = einrel::detect_foreign_launcher()) {
+    if (foreign->report) std::cerr << "einrel: error: " << foreign->message << std::endl;
+    MPI_Finalize();
+    // Launchers end the whole job at the first non-zero exit: the silent processes leave the reporting one
+    // time to print its line first.
+    if (!foreign->report) std::this_thread::sleep_for(std::chrono::seconds(2));
+    return 1;
+  }
+  // Help and version without Kokkos, which would print its own option list and warnings first.
+  if (einrel::cli_info(MPI_COMM_WORLD, argc, argv, std::cout)) {
+    MPI_Finalize();
+    return 0;
+  }
   // `einrel plan` computes nothing with Kokkos: keep its warnings (printed on stdout) out of the plan,
   // which is often piped into dot or a JSON reader.
   std::vector<char*> args(argv, argv + argc);

@@ -1,6 +1,8 @@
 # Runs `einrel COMMAND [GRAPH] --output OUT.h5 --report R.json [EXTRA]` (COMMAND defaults to run) and
 # checks the error contract: non-zero exit, exactly one stderr line "einrel: error: <EXPECT regex>",
 # and neither output file created.
+# LAUNCHER (a list) goes before einrel, e.g. another MPI's mpiexec: the launcher's own stderr lines are
+# allowed, einrel's must still be that one line, and nothing may appear on stdout.
 if(NOT COMMAND)
   set(COMMAND run)
 endif()
@@ -19,10 +21,37 @@ endif()
 if(NOT graph_dir)
   set(graph_dir ${WORK_DIR})
 endif()
-execute_process(COMMAND ${EINREL} ${args} WORKING_DIRECTORY ${graph_dir} RESULT_VARIABLE status
+set(command_line)
+list(APPEND command_line ${LAUNCHER} ${EINREL} ${args})
+string(REPLACE ";" " " shown "${command_line}")
+execute_process(COMMAND ${command_line} WORKING_DIRECTORY ${graph_dir} RESULT_VARIABLE status
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(status EQUAL 0)
-  message(FATAL_ERROR "einrel ${args} succeeded; expected an error matching '${EXPECT}'")
+  message(FATAL_ERROR "${shown} succeeded; expected an error matching '${EXPECT}'")
+endif()
+if(LAUNCHER)
+  if(NOT out STREQUAL "")
+    message(FATAL_ERROR "expected nothing on stdout, got:\n${out}")
+  endif()
+  # Keep einrel's lines (line by line: the messages may hold ';', a CMake list separator).
+  set(launcher_err "${err}")
+  set(err "")
+  set(rest "${launcher_err}")
+  while(NOT rest STREQUAL "")
+    string(FIND "${rest}" "\n" eol)
+    if(eol EQUAL -1)
+      set(line "${rest}")
+      set(rest "")
+    else()
+      string(SUBSTRING "${rest}" 0 ${eol} line)
+      math(EXPR eol "${eol} + 1")
+      string(SUBSTRING "${rest}" ${eol} -1 rest)
+    endif()
+    if(line MATCHES "^einrel")
+      string(APPEND err "${line}\n")
+    endif()
+  endwhile()
+  message(STATUS "stderr with the launcher's lines:\n${launcher_err}")
 endif()
 string(REGEX REPLACE "\n$" "" err_line "${err}")
 if(err_line MATCHES "\n")
