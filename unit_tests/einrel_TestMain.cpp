@@ -25,7 +25,8 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // einrel calls MPI from this thread while Kokkos threads compute
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   Kokkos::initialize(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;

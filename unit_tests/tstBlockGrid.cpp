@@ -55,6 +55,32 @@ TEST(BlockGrid, RejectsBadParts) {
   EXPECT_THROW(BlockGrid({4, 4}, {2}), Error);
 }
 
+TEST(BlockGrid, RectilinearCutsAnywhere) {
+  const BlockGrid g = BlockGrid::from_cuts({10, 7}, {{0, 1, 6}, {0}});
+  EXPECT_EQ(g.parts(), (std::vector<Extent>{3, 1}));
+  EXPECT_EQ(g.num_blocks(), 3);
+  EXPECT_EQ(g.box({1, 0}), (Box{{1, 0}, {6, 7}}));
+  EXPECT_EQ(g.box({2, 0}), (Box{{6, 0}, {10, 7}}));
+  const std::vector<Extent> owner_of_x{0, 1, 1, 1, 1, 1, 2, 2, 2, 2};
+  for (Extent x = 0; x < 10; ++x) EXPECT_EQ(g.block_of(0, x), owner_of_x[x]) << x;
+  EXPECT_EQ(g.blocks_overlapping(0, 0, 7), (std::pair<Extent, Extent>{0, 2}));
+  std::vector<Box> seen;
+  for_each_overlap(g, Box{{3, 2}, {8, 5}}, [&](const std::vector<Extent>&, const Box& b) { seen.push_back(b); });
+  EXPECT_EQ(seen, (std::vector<Box>{Box{{3, 2}, {6, 5}}, Box{{6, 2}, {8, 5}}}));
+}
+
+TEST(BlockGrid, EvenGridEqualsTheRectilinearGridOfItsCuts) {
+  EXPECT_TRUE(BlockGrid({10, 7}, {4, 2}) == BlockGrid::from_cuts({10, 7}, {{0, 3, 6, 8}, {0, 4}}));
+  EXPECT_FALSE(BlockGrid({10, 7}, {4, 2}) == BlockGrid::from_cuts({10, 7}, {{0, 2, 5, 8}, {0, 4}}));
+}
+
+TEST(BlockGrid, RejectsBadCuts) {
+  EXPECT_THROW(BlockGrid::from_cuts({10}, {{1, 5}}), Error);     // not from 0
+  EXPECT_THROW(BlockGrid::from_cuts({10}, {{0, 5, 5}}), Error);  // not strictly increasing
+  EXPECT_THROW(BlockGrid::from_cuts({10}, {{0, 10}}), Error);    // a start at the bound
+  EXPECT_THROW(BlockGrid::from_cuts({10, 2}, {{0}}), Error);     // wrong rank
+}
+
 TEST(BlockGrid, IntersectBoxes) {
   EXPECT_EQ(intersect(Box{{0, 0}, {4, 4}}, Box{{2, 3}, {6, 8}}), (Box{{2, 3}, {4, 4}}));
   EXPECT_TRUE(intersect(Box{{0}, {2}}, Box{{3}, {5}}).empty());

@@ -27,14 +27,48 @@ Box intersect(const Box& a, const Box& b) {
   return r;
 }
 
+namespace {
+
+// Where the even cut of `bound` into `parts` starts its blocks, then `bound`: the first bound % parts
+// blocks are one larger.
+std::vector<Extent> even_starts(Extent bound, Extent parts) {
+  const Extent base = bound / parts, rem = bound % parts;
+  std::vector<Extent> starts(static_cast<std::size_t>(parts) + 1);
+  for (Extent k = 0; k <= parts; ++k) starts[k] = k * base + std::min(k, rem);
+  return starts;
+}
+
+}  // namespace
+
 BlockGrid::BlockGrid(Bound bound, std::vector<Extent> parts) : bound_(std::move(bound)), parts_(std::move(parts)) {
   if (parts_.size() != bound_.size())
     throw Error("partition " + to_string(parts_) + " has rank " + std::to_string(parts_.size()) + " but bound " +
                 to_string(bound_) + " has rank " + std::to_string(bound_.size()));
-  for (std::size_t d = 0; d < bound_.size(); ++d)
+  for (std::size_t d = 0; d < bound_.size(); ++d) {
     if (parts_[d] < 1 || parts_[d] > bound_[d])
       throw Error("cannot cut extent " + std::to_string(bound_[d]) + " of bound " + to_string(bound_) + " into " +
                   std::to_string(parts_[d]) + " blocks");
+    starts_.push_back(even_starts(bound_[d], parts_[d]));
+  }
+}
+
+BlockGrid BlockGrid::from_cuts(Bound bound, const std::vector<std::vector<Extent>>& starts) {
+  if (starts.size() != bound.size())
+    throw Error("cuts of rank " + std::to_string(starts.size()) + " for bound " + to_string(bound));
+  BlockGrid grid;
+  for (std::size_t d = 0; d < bound.size(); ++d) {
+    const auto& s = starts[d];
+    bool ok = !s.empty() && s.front() == 0 && s.back() < bound[d];
+    for (std::size_t k = 1; ok && k < s.size(); ++k) ok = s[k - 1] < s[k];
+    if (!ok)
+      throw Error("block starts " + to_string(s) + " along dimension " + std::to_string(d) + " of bound " +
+                  to_string(bound) + " must increase strictly from 0 and stay below " + std::to_string(bound[d]));
+    grid.starts_.push_back(s);
+    grid.starts_.back().push_back(bound[d]);
+    grid.parts_.push_back(static_cast<Extent>(s.size()));
+  }
+  grid.bound_ = std::move(bound);
+  return grid;
 }
 
 Extent BlockGrid::num_blocks() const {
@@ -43,20 +77,13 @@ Extent BlockGrid::num_blocks() const {
   return n;
 }
 
-Extent BlockGrid::offset(int d, Extent k) const {
-  const Extent base = bound_[d] / parts_[d], rem = bound_[d] % parts_[d];
-  return k * base + std::min(k, rem);
-}
+Extent BlockGrid::offset(int d, Extent k) const { return starts_[d][k]; }
 
-Extent BlockGrid::extent(int d, Extent k) const {
-  const Extent base = bound_[d] / parts_[d], rem = bound_[d] % parts_[d];
-  return base + (k < rem ? 1 : 0);
-}
+Extent BlockGrid::extent(int d, Extent k) const { return starts_[d][k + 1] - starts_[d][k]; }
 
 Extent BlockGrid::block_of(int d, Extent x) const {
-  const Extent base = bound_[d] / parts_[d], rem = bound_[d] % parts_[d];
-  const Extent big = rem * (base + 1);  // coordinates covered by the larger blocks
-  return x < big ? x / (base + 1) : rem + (x - big) / base;
+  const auto& s = starts_[d];
+  return static_cast<Extent>(std::upper_bound(s.begin(), s.end() - 1, x) - s.begin()) - 1;
 }
 
 std::pair<Extent, Extent> BlockGrid::blocks_overlapping(int d, Extent lo, Extent hi) const {

@@ -22,15 +22,21 @@ struct Box {
 Box intersect(const Box& a, const Box& b);
 
 // A tensor of bound b cut into parts[d] blocks along each dimension d (TRA paper §3.2, DESIGN.md §2).
-// When b[d] is not divisible by parts[d], the first b[d] % parts[d] blocks are one larger. Block keys
-// are coordinates in the grid; they are numbered in C order (the last dimension varies fastest).
+// Even grids (the planner's): when b[d] is not divisible by parts[d], the first b[d] % parts[d] blocks
+// are one larger. Rectilinear grids (from_cuts) place the cuts anywhere: a host code's own decomposition
+// refined to a grid. Block keys are coordinates in the grid; they are numbered in C order (the last
+// dimension varies fastest).
 class BlockGrid {
  public:
-  // Throws Error unless parts has the rank of bound and 1 <= parts[d] <= bound[d].
+  // The even grid. Throws Error unless parts has the rank of bound and 1 <= parts[d] <= bound[d].
   BlockGrid(Bound bound, std::vector<Extent> parts);
+  // The grid whose blocks along dimension d start at starts[d] (strictly increasing, first 0, all below
+  // bound[d]). Throws Error naming the dimension otherwise.
+  static BlockGrid from_cuts(Bound bound, const std::vector<std::vector<Extent>>& starts);
 
+  // Equal grids cut the same bound at the same places (an even grid equals the rectilinear grid with its cuts).
   friend bool operator==(const BlockGrid& a, const BlockGrid& b) {
-    return a.bound_ == b.bound_ && a.parts_ == b.parts_;
+    return a.bound_ == b.bound_ && a.starts_ == b.starts_;
   }
 
   const Bound& bound() const { return bound_; }
@@ -52,8 +58,11 @@ class BlockGrid {
   Extent block_of(int d, Extent x) const;
 
  private:
+  BlockGrid() = default;
+
   Bound bound_;
   std::vector<Extent> parts_;
+  std::vector<std::vector<Extent>> starts_;  // per dimension: the block starts, then bound[d]
 };
 
 // The one walk over the intersections of a box with the blocks of a grid (repartition, redistribution

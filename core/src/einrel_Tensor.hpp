@@ -1,6 +1,7 @@
 #ifndef EINREL_TENSOR_HPP
 #define EINREL_TENSOR_HPP
 
+#include <einrel_BlockPool.hpp>
 #include <einrel_Bound.hpp>
 #include <einrel_Dtype.hpp>
 #include <einrel_Error.hpp>
@@ -15,8 +16,9 @@
 
 namespace einrel {
 
-// A dense tensor of rank 0..max_rank in C (row-major) order, stored in one labelled Kokkos view in
-// MemorySpace. Copies share the data, like Kokkos views.
+// A dense tensor of rank 0..max_rank in C (row-major) order, stored in one Kokkos view in MemorySpace.
+// Tensors einrel allocates draw their memory from the BlockPool of MemorySpace (the view is a subview of a
+// pooled buffer; label() is the tensor's own). Copies share the data, like Kokkos views.
 template <class Scalar, class MemorySpace>
 class Tensor {
   static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>,
@@ -30,20 +32,22 @@ class Tensor {
 
   Tensor() = default;
 
-  // Allocates a zero-filled tensor; `label` names the allocation in Kokkos tools.
-  Tensor(const std::string& label, const Bound& bound) : bound_(bound) {
-    check_bound(bound, "tensor '" + label + "'");
-    data_ = view_type(label, num_elements(bound));
+  // A zero-filled tensor from the pool; `label` names it (and a fresh allocation in Kokkos tools).
+  Tensor(const std::string& label, const Bound& bound) : Tensor(uninitialized(label, bound)) {
+    Kokkos::deep_copy(data_, Scalar(0));
   }
 
-  // Allocates a tensor whose elements are left unset, for results that overwrite every element.
+  // A tensor from the pool whose elements are left unset, for results that overwrite every element.
   static Tensor uninitialized(const std::string& label, const Bound& bound) {
     check_bound(bound, "tensor '" + label + "'");
-    return Tensor(bound, view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), num_elements(bound)));
+    Tensor t(bound, BlockPool<MemorySpace>::instance().template acquire<Scalar>(
+                        label, static_cast<std::size_t>(num_elements(bound))));
+    t.label_ = label;
+    return t;
   }
 
   // Wraps an existing view holding the elements of `bound` in C order.
-  Tensor(const Bound& bound, const view_type& data) : bound_(bound), data_(data) {
+  Tensor(const Bound& bound, const view_type& data) : bound_(bound), data_(data), label_(data.label()) {
     check_bound(bound, "tensor '" + data.label() + "'");
     if (static_cast<Extent>(data.extent(0)) != num_elements(bound))
       throw Error("view '" + data.label() + "' has " + std::to_string(data.extent(0)) + " elements, bound " +
@@ -54,12 +58,13 @@ class Tensor {
   int rank() const { return static_cast<int>(bound_.size()); }
   Extent size() const { return static_cast<Extent>(data_.extent(0)); }
   const view_type& view() const { return data_; }
-  std::string label() const { return data_.label(); }
+  const std::string& label() const { return label_; }
   static constexpr Dtype dtype() { return dtype_of<Scalar>(); }
 
  private:
   Bound bound_;
   view_type data_;
+  std::string label_;
 };
 
 // A tensor whose dtype is known at run time only.

@@ -93,8 +93,8 @@ template <class ExecutionSpace, class Scalar, class MemorySpace>
 TensorRelation<Scalar, MemorySpace> repartition(const ExecutionSpace& exec,
                                                 const TensorRelation<Scalar, MemorySpace>& r,
                                                 const std::vector<Extent>& parts) {
-  if (parts == r.parts()) return r;
   const BlockGrid target(r.bound(), parts);
+  if (target == r.grid()) return r;
   const BlockGrid& source = r.grid();
   Relation<Scalar, MemorySpace> blocks(target.rank());
   for (Extent id = 0; id < target.num_blocks(); ++id) {

@@ -12,7 +12,8 @@
 #include <vector>
 
 int main(int argc, char* argv[]) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // einrel calls MPI from this thread while Kokkos threads compute
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   // Started by another MPI's launcher, every process is a singleton: refuse before doing anything else.
   if (auto foreign = einrel::detect_foreign_launcher()) {
     if (foreign->report) std::cerr << "einrel: error: " << foreign->message << std::endl;

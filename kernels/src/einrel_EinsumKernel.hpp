@@ -143,8 +143,8 @@ void generic_einsum(const ExecutionSpace& exec, const EinSum& e, const EinsumFol
     return;
   }
   const Extent wanted = (8 * threads + outputs - 1) / outputs, chunks = wanted < terms / 256 ? wanted : terms / 256;
-  Kokkos::View<Scalar*, MemorySpace> partial(Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "/partial"),
-                                             outputs * chunks);
+  const Kokkos::View<Scalar*, MemorySpace> partial =
+      BlockPool<MemorySpace>::instance().template acquire<Scalar>(label + "/partial", outputs * chunks);
   Kokkos::parallel_for(label + "/chunks", Policy(exec, 0, outputs * chunks),
                        EinsumChunkFunctor<Scalar, MemorySpace, HasY>{fold, partial, chunks});
   Kokkos::parallel_for(label + "/combine", Policy(exec, 0, outputs),

@@ -13,7 +13,7 @@ step("install einrel" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DI
 step("configure consumer" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build
      -DCMAKE_PREFIX_PATH=${WORK_DIR}/install -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
 step("build consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-step("run consumer" ${WORK_DIR}/build/consumer)
+step("run consumer on 2 ranks" ${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
 message(STATUS "${step_output}")
 step("run installed einrel" ${WORK_DIR}/install/bin/einrel --version)
 message(STATUS "${step_output}")

@@ -156,12 +156,18 @@ class BlockMessages {
 // partial block per output block; (3) partials move to the owner of their output block, which ⊕-combines
 // them in rank order (a reduce-scatter), and the output stays distributed. An exception on any rank in
 // any phase (including an injected one) is thrown on every rank with the same message.
+//
+// Every exchange runs on `exchange`, whose buffers are reused across vertices and calls; blocks come from
+// the memory space's BlockPool, so a caller that executes the same schedule again with a kept exchange
+// (einrel::Program) allocates nothing after the first call.
 template <class ExecutionSpace>
 EngineResult<typename ExecutionSpace::memory_space> execute(
-    const ExecutionSpace& exec, const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
+    const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
+    const Graph& graph, const Schedule& schedule,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
     const EngineOptions& options = {}) {
   using Memory = typename ExecutionSpace::memory_space;
+  const redistribute::Communicator& comm = exchange.comm();
   const int rank = comm.rank();
   const auto start = std::chrono::steady_clock::now();
   EngineResult<Memory> result{std::move(inputs), std::vector<VertexMeasure>(graph.size()), RankTraffic{}};
@@ -207,7 +213,6 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
   for (VertexId v = 0; v < graph.size(); ++v)
     if (graph.vertex(v).is_input()) release_if_dead(v);
 
-  redistribute::Exchange<Memory> exchange(comm);
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
@@ -347,6 +352,16 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
   }
   result.traffic.peak_block_bytes = peak;
   return result;
+}
+
+// The same on a communicator, with an exchange of its own for this call.
+template <class ExecutionSpace>
+EngineResult<typename ExecutionSpace::memory_space> execute(
+    const ExecutionSpace& exec, const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
+    std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
+    const EngineOptions& options = {}) {
+  redistribute::Exchange<typename ExecutionSpace::memory_space> exchange(comm);
+  return execute(exec, exchange, graph, schedule, std::move(inputs), options);
 }
 
 }  // namespace einrel::engine

@@ -1,0 +1,160 @@
+#ifndef EINREL_BLOCKPOOL_HPP
+#define EINREL_BLOCKPOOL_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace einrel {
+
+// What a BlockPool did since it was created (or its statistics were reset).
+struct PoolStatistics {
+  long long fresh_allocations = 0;  // Kokkos allocations made
+  long long reuses = 0;             // requests served by a cached buffer
+  std::size_t bytes_held = 0;       // all buffers the pool holds now, in use or free
+  std::size_t bytes_in_use = 0;     // buffers some block still uses
+};
+
+// A caching pool of block memory for one memory space: the memory every einrel block (Tensor::uninitialized,
+// so the engine's operand copies, partials, reduction buffers and the kernels' temporaries) comes from. A
+// request is rounded up to a size class (eight classes per power of two, so at most 1/8 is wasted) and
+// served by a cached buffer of that class no block uses any more, or by a fresh allocation. A block is a
+// subview of its buffer: Kokkos' reference count says when every block cut from it is gone, so blocks stay
+// ordinary Kokkos views that einrel and host codes pass around freely. A graph executed again with the same
+// shapes (a time loop) makes no allocation after the first execution.
+//
+// Free buffers are kept up to cache_limit bytes (EINREL_POOL_CACHE_BYTES, default 1 GiB); beyond it the
+// largest free buffers are released when a fresh allocation is made. The pool is emptied by a
+// Kokkos::finalize hook, before Kokkos frees its spaces. Host code only; thread-safe.
+template <class MemorySpace>
+class BlockPool {
+ public:
+  static BlockPool& instance() {
+    static BlockPool* pool = create();
+    return *pool;
+  }
+
+  // n elements of Scalar (n >= 0) whose contents are left unset; `label` names a fresh allocation in
+  // Kokkos tools (einrel::pool/<label>).
+  template <class Scalar>
+  Kokkos::View<Scalar*, MemorySpace> acquire(const std::string& label, std::size_t n) {
+    static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>, "einrel blocks are f32 or f64");
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& buffers = lists<Scalar>()[size_class(n)];
+    for (const auto& b : buffers)
+      if (b.use_count() == 1) {
+        ++stats_.reuses;
+        return Kokkos::subview(b, std::make_pair(std::size_t(0), n));
+      }
+    trim();
+    buffers.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::pool/" + label), size_class(n));
+    ++stats_.fresh_allocations;
+    return Kokkos::subview(buffers.back(), std::make_pair(std::size_t(0), n));
+  }
+
+  PoolStatistics statistics() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    PoolStatistics s = stats_;
+    for_each_buffer([&](std::size_t bytes, bool used) {
+      s.bytes_held += bytes;
+      if (used) s.bytes_in_use += bytes;
+    });
+    return s;
+  }
+  void reset_statistics() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_ = {};
+  }
+
+  std::size_t cache_limit() const { return cache_limit_; }
+  void set_cache_limit(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cache_limit_ = bytes;
+  }
+
+  // Frees every buffer no block uses.
+  void release_unused() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    release_free(0);
+  }
+
+  // The element count a request of n elements is rounded up to.
+  static std::size_t size_class(std::size_t n) {
+    if (n <= 16) return n;
+    std::size_t top = 1;
+    while (top * 2 <= n) top *= 2;  // the power of two at or below n
+    const std::size_t step = top / 8;
+    return (n + step - 1) / step * step;
+  }
+
+ private:
+  template <class Scalar>
+  using Lists = std::map<std::size_t, std::vector<Kokkos::View<Scalar*, MemorySpace>>>;
+
+  static BlockPool* create() {
+    auto* pool = new BlockPool();  // lives for the process; emptied when Kokkos finalizes
+    Kokkos::push_finalize_hook([pool] {
+      std::lock_guard<std::mutex> lock(pool->mutex_);
+      pool->floats_.clear();
+      pool->doubles_.clear();
+    });
+    return pool;
+  }
+  BlockPool();
+
+  template <class Scalar>
+  Lists<Scalar>& lists() {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return floats_;
+    else
+      return doubles_;
+  }
+
+  template <class F>
+  void for_each_buffer(F&& f) const {
+    for (const auto& [n, list] : floats_)
+      for (const auto& b : list) f(n * sizeof(float), b.use_count() > 1);
+    for (const auto& [n, list] : doubles_)
+      for (const auto& b : list) f(n * sizeof(double), b.use_count() > 1);
+  }
+
+  // Releases free buffers, largest first, until at most `keep` free bytes remain cached.
+  void release_free(std::size_t keep) {
+    std::size_t free_bytes = 0;
+    for_each_buffer([&](std::size_t bytes, bool used) { free_bytes += used ? 0 : bytes; });
+    auto drop = [&](auto& lists, std::size_t element_bytes) {
+      for (auto it = lists.rbegin(); it != lists.rend() && free_bytes > keep; ++it) {
+        auto& list = it->second;
+        for (std::size_t i = list.size(); i-- > 0 && free_bytes > keep;)
+          if (list[i].use_count() == 1) {
+            free_bytes -= it->first * element_bytes;
+            list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+          }
+      }
+    };
+    drop(doubles_, sizeof(double));
+    drop(floats_, sizeof(float));
+  }
+  void trim() { release_free(cache_limit_); }
+
+  mutable std::mutex mutex_;
+  Lists<float> floats_;
+  Lists<double> doubles_;
+  PoolStatistics stats_;
+  std::size_t cache_limit_;
+};
+
+// The cache limit from EINREL_POOL_CACHE_BYTES (a byte count), else 1 GiB.
+std::size_t pool_cache_limit_from_environment();
+
+template <class MemorySpace>
+BlockPool<MemorySpace>::BlockPool() : cache_limit_(pool_cache_limit_from_environment()) {}
+
+}  // namespace einrel
+
+#endif

@@ -1,0 +1,28 @@
+#ifndef EINREL_HOSTENVIRONMENT_HPP
+#define EINREL_HOSTENVIRONMENT_HPP
+
+#include <mpi.h>
+
+namespace einrel {
+
+// einrel inside a host application: the application owns MPI_Init/MPI_Finalize and Kokkos::initialize/
+// finalize; einrel never calls them (nor exit or MPI_Abort: it throws einrel::Error).
+
+// The MPI thread level einrel needs: it calls MPI only from the thread that calls it, while the threads
+// of a non-Serial Kokkos backend compute, so MPI_THREAD_FUNNELED (MPI_THREAD_SERIALIZED when that
+// thread is not MPI's main thread); MPI_THREAD_SINGLE suffices with `threaded` false (Kokkos::Serial).
+int required_mpi_thread_level(bool threaded);
+
+// Local: throws Error naming what is missing unless MPI is initialized and not finalized, Kokkos is
+// initialized, and MPI provides required_mpi_thread_level(threaded) (MPI_Query_thread): the message tells
+// the host code to use MPI_Init_thread with that level.
+void check_host_environment(bool threaded);
+
+// Collective over comm: this rank's index among the ranks of its node (MPI_Comm_split_type with
+// MPI_COMM_TYPE_SHARED). With several GPUs per node, a host code gives Kokkos the device
+// node_local_rank % number of devices before Kokkos::initialize.
+int node_local_rank(MPI_Comm comm);
+
+}  // namespace einrel
+
+#endif

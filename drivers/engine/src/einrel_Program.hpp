@@ -1,0 +1,341 @@
+#ifndef EINREL_PROGRAM_HPP
+#define EINREL_PROGRAM_HPP
+
+#include <einrel_BoxCopy.hpp>
+#include <einrel_Cover.hpp>
+#include <einrel_Engine.hpp>
+#include <einrel_HostEnvironment.hpp>
+#include <einrel_KokkosCompat.hpp>
+#include <einrel_Planner.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace einrel {
+
+// One rank's piece of a tensor in the host code's own decomposition: the global box it covers and its
+// elements in C order over that box, in memory the host code owns. einrel reads input pieces and writes
+// output pieces during Program::execute and never keeps or frees them beyond it.
+template <class Scalar, class MemorySpace>
+struct LocalPiece {
+  using view_type = Kokkos::View<Scalar*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Box box;
+  view_type data;
+};
+
+// The piece of `box` held in `view`: any contiguous C-order (LayoutRight) view whose rank and extents are
+// the box's, e.g. the Kokkos::View<double**> of a slab. A view of const elements can be an input only
+// (einrel never writes input pieces). Throws Error on another rank, shape or layout.
+template <class View>
+LocalPiece<typename View::non_const_value_type, typename View::memory_space> local_piece(const Box& box,
+                                                                                         const View& view) {
+  using Scalar = typename View::non_const_value_type;
+  static_assert(View::rank <= 1 || std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>,
+                "einrel::local_piece: the view must be LayoutRight (C order)");
+  if (static_cast<std::size_t>(View::rank) != box.lo.size())
+    throw Error("a rank-" + std::to_string(View::rank) + " view cannot hold box " + to_string(box.lo) + ".." +
+                to_string(box.hi));
+  const auto extents = box.extents();
+  for (std::size_t d = 0; d < extents.size(); ++d)
+    if (static_cast<Extent>(view.extent(d)) != extents[d])
+      throw Error("view '" + view.label() + "' has extent " + std::to_string(view.extent(d)) + " along dimension " +
+                  std::to_string(d) + " but its box " + to_string(box.lo) + ".." + to_string(box.hi) + " has " +
+                  std::to_string(extents[d]));
+  if (!view.span_is_contiguous()) throw Error("view '" + view.label() + "' is not contiguous");
+  using Unmanaged = typename LocalPiece<Scalar, typename View::memory_space>::view_type;
+  return {box, Unmanaged(const_cast<Scalar*>(view.data()), static_cast<std::size_t>(box.size()))};
+}
+
+struct ProgramOptions {
+  std::optional<Extent> procs;        // p for the planner; default: the ranks rounded up to a power of two
+  std::string planner = "eindecomp";  // eindecomp, sqrt, data or greedy
+  redistribute::ExchangeLimits limits;
+};
+
+// A graph planned once for a communicator and executed many times (a host code's time loop): the plan,
+// the schedule, the layouts of the host code's pieces, every redistribution plan between them and
+// einrel's layouts, einrel's copies of pieces that are not whole grid cells, and the exchange buffers are
+// made on the first execute and reused by every later one.
+//
+// Inputs and outputs are handed over as LocalPieces in the host code's decomposition (set_input,
+// set_output: any non-overlapping cover of the tensor by boxes, see einrel_Cover.hpp); every output is
+// also available in einrel's own layout (output()). A piece whose box is exactly one cell of the refined
+// cover (a slab of a slab decomposition) is used in place; others are copied through einrel's cells.
+template <class ExecutionSpace = Kokkos::DefaultExecutionSpace>
+class Program {
+ public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  template <class Scalar>
+  using Piece = LocalPiece<Scalar, memory_space>;
+  template <class Scalar>
+  using Distributed = redistribute::DistributedTensorRelation<Scalar, memory_space>;
+
+  // Collective over comm: checks the host environment (check_host_environment), duplicates comm, plans
+  // `graph` (the same Error on every rank for a bad graph, planner or p) and makes its schedule.
+  Program(MPI_Comm comm, Graph graph, const ProgramOptions& options = {})
+      : comm_(checked(comm)),
+        graph_(std::move(graph)),
+        limits_(options.limits),
+        plan_(partition::make_plan(graph_, options.procs ? *options.procs : partition::procs_for_ranks(comm_.size()),
+                                   options.planner)),
+        schedule_(graph_, plan_.partitions, comm_.size()),
+        exchange_(comm_),
+        bindings_(graph_.size()) {}
+
+  const Graph& graph() const { return graph_; }
+  const partition::Plan& plan() const { return plan_; }
+  const engine::Schedule& schedule() const { return schedule_; }
+  const redistribute::Communicator& comm() const { return comm_; }
+
+  // Local: this rank's pieces of input `name` for the next executions (the views must stay valid through
+  // them; the host code may change their elements between executions). Throws Error when `name` is not an
+  // input of the graph, Scalar is not its dtype, or a piece has another rank than the tensor.
+  template <class Scalar>
+  void set_input(const std::string& name, std::vector<Piece<Scalar>> pieces) {
+    bind<Scalar>(name, true, std::move(pieces));
+  }
+  // Local: where this rank wants its pieces of output `name` written after each execution.
+  template <class Scalar>
+  void set_output(const std::string& name, std::vector<Piece<Scalar>> pieces) {
+    bind<Scalar>(name, false, std::move(pieces));
+  }
+
+  // Collective over the communicator: runs the graph once on the pieces set last, writes the outputs set
+  // with set_output into their pieces, and returns what the engine measured on this rank. The first call
+  // also gathers every rank's boxes and makes the layouts, plans and blocks later calls reuse. Throws the
+  // same Error on every rank when any rank fails: an input without pieces, pieces that do not cover a
+  // tensor or overlap, boxes that differ from the first execution's, or any failure of the engine.
+  const engine::EngineResult<memory_space>& execute(const ExecutionSpace& exec) {
+    redistribute::collectively(comm_, [&] { check_bindings(); });
+    result_.reset();  // the last outputs' blocks go back to the pool for this execution
+    if (!prepared_) prepare();
+    std::vector<std::optional<engine::AnyDistributed<memory_space>>> values(graph_.size());
+    for (VertexId v = 0; v < graph_.size(); ++v)
+      if (graph_.vertex(v).is_input()) values[v] = import_input(exec, v);
+    result_ = engine::execute(exec, exchange_, graph_, schedule_, std::move(values));
+    for (VertexId v : graph_.outputs())
+      if (bindings_[v]) export_output(exec, v);
+    compat::fence(exec, "einrel::Program: outputs written");
+    ++executions_;
+    return *result_;
+  }
+  const engine::EngineResult<memory_space>& execute() { return execute(ExecutionSpace{}); }
+
+  // Output `name` of the last execution in einrel's layout (this rank's blocks). Throws Error before the
+  // first execution, for a name that is not an output, or for another dtype.
+  template <class Scalar>
+  const Distributed<Scalar>& output(const std::string& name) const {
+    const VertexId v = vertex_of(name);
+    if (!result_ || !result_->values[v]) throw Error("'" + name + "' is not an output of the last execution");
+    if (dtype_of<Scalar>() != graph_.vertex(v).dtype) throw Error("output '" + name + "' is not of that dtype");
+    return std::get<Distributed<Scalar>>(*result_->values[v]);
+  }
+
+  // How many executions completed.
+  int executions() const { return executions_; }
+
+ private:
+  // One host-code tensor: its pieces, then (from the first execution) the refined cover, the plan between it
+  // and einrel's layout, einrel's cell blocks that are not a whole piece, and for inputs the target blocks.
+  template <class Scalar>
+  struct Binding {
+    using scalar_type = Scalar;
+    bool input = true;
+    std::vector<Piece<Scalar>> pieces;
+    std::vector<Box> boxes;  // those of the first execution
+    std::optional<redistribute::BlockLayout> cover;
+    std::optional<redistribute::RedistributionPlan> plan;
+    std::map<Extent, Tensor<Scalar, memory_space>> own_cells;  // cell id -> einrel's block
+    std::optional<Distributed<Scalar>> target;                 // inputs: the schedule's layout
+  };
+  using AnyBinding = std::variant<Binding<float>, Binding<double>>;
+
+  // Whether Kokkos threads compute while einrel calls MPI (any backend but Serial).
+  static constexpr bool runs_threads() {
+#ifdef KOKKOS_ENABLE_SERIAL
+    return !std::is_same_v<ExecutionSpace, Kokkos::Serial>;
+#else
+    return true;
+#endif
+  }
+
+  static redistribute::Communicator checked(MPI_Comm comm) {
+    check_host_environment(runs_threads());
+    return redistribute::Communicator(comm);
+  }
+
+  VertexId vertex_of(const std::string& name) const {
+    const auto v = graph_.find(name);
+    if (!v) throw Error("the graph has no tensor '" + name + "'");
+    return *v;
+  }
+
+  template <class Scalar>
+  void bind(const std::string& name, bool input, std::vector<Piece<Scalar>> pieces) {
+    const VertexId v = vertex_of(name);
+    const Vertex& vertex = graph_.vertex(v);
+    if (input != vertex.is_input())
+      throw Error("'" + name + "' is " + (input ? "not an input" : "an input, not an output") + " of the graph");
+    if (!input && std::find(graph_.outputs().begin(), graph_.outputs().end(), v) == graph_.outputs().end())
+      throw Error("'" + name + "' is not an output of the graph");
+    if (dtype_of<Scalar>() != vertex.dtype)
+      throw Error("'" + name + "' is " + std::string(dtype_name(vertex.dtype)) + ", not " +
+                  std::string(dtype_name(dtype_of<Scalar>())));
+    for (const auto& p : pieces)
+      if (p.box.lo.size() != vertex.bound.size() || p.box.hi.size() != vertex.bound.size())
+        throw Error("a piece of '" + name + "' has a box of rank " + std::to_string(p.box.lo.size()) +
+                    " but the tensor has rank " + std::to_string(vertex.bound.size()));
+    if (!bindings_[v]) bindings_[v] = Binding<Scalar>{input, {}, {}, {}, {}, {}, {}};
+    std::get<Binding<Scalar>>(*bindings_[v]).pieces = std::move(pieces);
+  }
+
+  void check_bindings() const {
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      const Vertex& vertex = graph_.vertex(v);
+      if (vertex.is_input() && !bindings_[v])
+        throw Error("input '" + vertex.name + "' has no pieces on rank " + std::to_string(comm_.rank()) +
+                    " (set_input, with an empty list on a rank that holds none of it)");
+      if (!prepared_ || !bindings_[v]) continue;
+      std::visit(
+          [&](const auto& b) {
+            if (!b.cover)
+              throw Error("'" + vertex.name + "' got pieces on rank " + std::to_string(comm_.rank()) +
+                          " after the first execution; a new binding needs a new Program");
+            std::vector<Box> boxes;
+            for (const auto& p : b.pieces) boxes.push_back(p.box);
+            if (boxes != b.boxes)
+              throw Error("the pieces of '" + vertex.name + "' on rank " + std::to_string(comm_.rank()) +
+                          " cover other boxes than at the first execution; a new decomposition needs a new Program");
+          },
+          *bindings_[v]);
+    }
+  }
+
+  // Collective: the covers, plans and blocks of every binding (in vertex order on every rank).
+  void prepare() {
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      if (bound_on_every_rank(v)) std::visit([&](auto& b) { prepare_binding(v, b); }, *bindings_[v]);
+    }
+    prepared_ = true;
+  }
+
+  // Collective: whether every rank has pieces of v (all or none of them must have).
+  bool bound_on_every_rank(VertexId v) const {
+    const int mine[2] = {bindings_[v] ? 1 : 0, bindings_[v] ? 0 : 1};  // the minima say "all" and "none"
+    int least[2];
+    MPI_Request request;
+    redistribute::complete(MPI_Iallreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_.get(), &request), request,
+                           "MPI_Iallreduce");
+    const bool all = least[0] == 1, none = least[1] == 1;
+    redistribute::collectively(comm_, [&] {
+      if (!all && !none)
+        throw Error("'" + graph_.vertex(v).name + "' has pieces on some ranks only: call set_output on every rank " +
+                    "(with an empty list where a rank holds none of it)");
+    });
+    return all;
+  }
+
+  template <class Scalar>
+  void prepare_binding(VertexId v, Binding<Scalar>& b) {
+    const Vertex& vertex = graph_.vertex(v);
+    b.boxes.clear();
+    for (const auto& p : b.pieces) b.boxes.push_back(p.box);
+    const auto all = redistribute::gather_boxes(comm_, b.boxes);
+    redistribute::collectively(comm_, [&] {
+      try {
+        b.cover = redistribute::cover_layout(vertex.bound, all);
+      } catch (const Error& e) {
+        throw Error("the pieces of '" + vertex.name + "': " + e.what());
+      }
+      const auto& layout = schedule_.layout(v);
+      b.plan = b.input ? redistribute::RedistributionPlan(*b.cover, layout, comm_.rank(), sizeof(Scalar), limits_)
+                       : redistribute::RedistributionPlan(layout, *b.cover, comm_.rank(), sizeof(Scalar), limits_);
+      for (std::size_t i = 0; i < b.pieces.size(); ++i)
+        for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i]))
+          if (!(b.cover->grid().box(b.cover->grid().key(id)) == b.boxes[i]))
+            b.own_cells.emplace(id, Tensor<Scalar, memory_space>::uninitialized(
+                                        "einrel::Program/" + vertex.name + "/cell",
+                                        b.cover->grid().box(b.cover->grid().key(id)).extents()));
+      if (b.input) b.target = Distributed<Scalar>::allocate("einrel::Program/" + vertex.name, comm_, layout);
+    });
+  }
+
+  // This rank's cells of b's cover: pieces used in place where a piece is one cell, einrel's blocks elsewhere;
+  // `copy(piece, cell, corner)` is called for each of the latter (corner: the cell's place in the piece).
+  template <class Scalar, class Copy>
+  Relation<Scalar, memory_space> cells(const Binding<Scalar>& b, Copy&& copy) const {
+    const BlockGrid& grid = b.cover->grid();
+    Relation<Scalar, memory_space> cells(grid.rank());
+    for (std::size_t i = 0; i < b.pieces.size(); ++i) {
+      using View = typename Tensor<Scalar, memory_space>::view_type;  // unmanaged: made from a pointer
+      const Tensor<Scalar, memory_space> piece(b.boxes[i].extents(),
+                                               View(b.pieces[i].data.data(), b.pieces[i].data.size()));
+      for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i])) {
+        const Key key = grid.key(id);
+        const Box cell = grid.box(key);
+        if (cell == b.boxes[i]) {
+          cells.insert(key, piece);
+          continue;
+        }
+        std::vector<Extent> corner(cell.lo.size());
+        for (std::size_t d = 0; d < corner.size(); ++d) corner[d] = cell.lo[d] - b.boxes[i].lo[d];
+        copy(piece, b.own_cells.at(id), corner);
+        cells.insert(key, b.own_cells.at(id));
+      }
+    }
+    return cells;
+  }
+
+  engine::AnyDistributed<memory_space> import_input(const ExecutionSpace& exec, VertexId v) {
+    return std::visit(
+        [&](auto& b) -> engine::AnyDistributed<memory_space> {
+          const auto source = cells(b, [&](const auto& piece, const auto& cell, const std::vector<Extent>& corner) {
+            copy_box(exec, piece, corner, cell, std::vector<Extent>(corner.size(), 0), cell.bound());
+          });
+          redistribute::collectively(comm_, [&] { exchange_.execute(exec, *b.plan, source, b.target->local()); });
+          return *b.target;
+        },
+        *bindings_[v]);
+  }
+
+  void export_output(const ExecutionSpace& exec, VertexId v) {
+    std::visit(
+        [&](auto& b) {
+          using Scalar = typename std::decay_t<decltype(b)>::scalar_type;
+          std::vector<std::tuple<Tensor<Scalar, memory_space>, Tensor<Scalar, memory_space>, std::vector<Extent>>>
+              later;
+          const auto target = cells(b, [&](const auto& piece, const auto& cell, const std::vector<Extent>& corner) {
+            later.emplace_back(piece, cell, corner);
+          });
+          const auto& value = std::get<Distributed<Scalar>>(*result_->values[v]);
+          redistribute::collectively(comm_, [&] { exchange_.execute(exec, *b.plan, value.local(), target); });
+          for (const auto& [piece, cell, corner] : later)
+            copy_box(exec, cell, std::vector<Extent>(corner.size(), 0), piece, corner, cell.bound());
+        },
+        *bindings_[v]);
+  }
+
+  redistribute::Communicator comm_;
+  Graph graph_;
+  redistribute::ExchangeLimits limits_;
+  partition::Plan plan_;
+  engine::Schedule schedule_;
+  redistribute::Exchange<memory_space> exchange_;
+  std::vector<std::optional<AnyBinding>> bindings_;  // by vertex
+  bool prepared_ = false;
+  std::optional<engine::EngineResult<memory_space>> result_;
+  int executions_ = 0;
+};
+
+}  // namespace einrel
+
+#endif

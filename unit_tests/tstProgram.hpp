@@ -1,0 +1,243 @@
+// The library API: a graph planned once and executed many times on pieces in the host code's own
+// decompositions (slabs, bricks that form no grid, a whole tensor on one rank), compared with the
+// single-rank unpartitioned evaluation; errors agreed on every rank.
+#include <einrel_Evaluator.hpp>
+#include <einrel_Program.hpp>
+#include <einrel_TestHelpers.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+namespace {
+
+using namespace einrel;
+
+using Values = std::vector<std::optional<AnyTensor<TEST_MEMSPACE>>>;
+
+// A brick-wall cover of a 2-D bound: `bands` bands of rows, each cut into columns at offsets that shift from
+// band to band (so the bricks form no grid), bricks dealt to the ranks round robin from `first`.
+std::vector<std::vector<Box>> bricks(const Bound& b, int ranks, Extent bands, int first) {
+  std::vector<std::vector<Box>> boxes(ranks);
+  int next = first;
+  for (Extent band = 0; band < bands; ++band) {
+    const Extent lo = b[0] * band / bands, hi = b[0] * (band + 1) / bands;
+    const Extent shift = 1 + band % 3;
+    std::vector<Extent> cuts{0};
+    for (Extent c = shift; c < b[1]; c += 4 + band % 2) cuts.push_back(c);
+    cuts.push_back(b[1]);
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+      boxes[next++ % ranks].push_back(Box{{lo, cuts[k]}, {hi, cuts[k + 1]}});
+  }
+  return boxes;
+}
+
+// Rows [n·r/R, n·(r+1)/R) on rank r.
+std::vector<Box> row_slab(const Bound& b, int rank, int ranks) {
+  Box box{std::vector<Extent>(b.size(), 0), b};
+  box.lo[0] = b[0] * rank / ranks;
+  box.hi[0] = b[0] * (rank + 1) / ranks;
+  return {box};
+}
+
+// The pieces of `whole` (a host vector in C order over `bound`) in `boxes`, each in its own view (kept in
+// `storage`, which must outlive the pieces).
+template <class Scalar>
+std::vector<LocalPiece<Scalar, TEST_MEMSPACE>> pieces_of(const std::vector<Scalar>& whole, const Bound& bound,
+                                                         const std::vector<Box>& boxes,
+                                                         std::vector<Tensor<Scalar, TEST_MEMSPACE>>& storage) {
+  std::vector<LocalPiece<Scalar, TEST_MEMSPACE>> pieces;
+  for (const Box& box : boxes) {
+    std::vector<Scalar> values;
+    test::for_each_element(box, bound, std::vector<Extent>(box.lo.size(), 0),
+                           [&](Extent flat) { values.push_back(whole[flat]); });
+    storage.push_back(tensor_from_host<TEST_MEMSPACE>("piece", box.extents(), values));
+    pieces.push_back({box, typename LocalPiece<Scalar, TEST_MEMSPACE>::view_type(storage.back().view().data(),
+                                                                                 storage.back().size())});
+  }
+  return pieces;
+}
+
+// Every element of `pieces` equals `expected` (the whole tensor) there.
+template <class Scalar>
+void expect_pieces(const std::vector<LocalPiece<Scalar, TEST_MEMSPACE>>& pieces, const Bound& bound,
+                   const std::vector<double>& expected, double tol) {
+  for (const auto& p : pieces) {
+    const Tensor<Scalar, TEST_MEMSPACE> t(
+        p.box.extents(), typename Tensor<Scalar, TEST_MEMSPACE>::view_type(p.data.data(), p.data.size()));
+    std::vector<double> want;
+    test::for_each_element(p.box, bound, std::vector<Extent>(p.box.lo.size(), 0),
+                           [&](Extent flat) { want.push_back(expected[flat]); });
+    test::expect_all_close(tensor_to_host(t), want, tol);
+  }
+}
+
+template <class Scalar>
+void slabs_and_bricks(double tol) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Dtype dtype = dtype_of<Scalar>();
+  const Bound a_bound{23, 17}, b_bound{17, 19}, t_bound{23, 19};
+  Graph g;
+  const auto a = g.input("A", dtype, a_bound);
+  const auto b = g.input("B", dtype, b_bound);
+  EinsumOptions named;
+  named.name = "T";
+  const auto t = g.einsum("ij,jk->ik", a, b, named);
+  named.name = "r";
+  named.agg = AggOp::max;
+  const auto r = g.einsum("ik->i", t, named);
+  g.output(t);
+  g.output(r);
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+
+  auto a_values = test::random_values<Scalar>(a_bound, 1);
+  const auto b_values = test::random_values<Scalar>(b_bound, 2);
+  std::vector<Tensor<Scalar, TEST_MEMSPACE>> storage;
+  // A in uneven row slabs, B in bricks, T back in bricks dealt differently, r whole on the last rank.
+  const auto b_pieces = pieces_of(b_values, b_bound, bricks(b_bound, ranks, 4, 0)[rank], storage);
+  const auto t_pieces = pieces_of(std::vector<Scalar>(23 * 19), t_bound, bricks(t_bound, ranks, 5, 1)[rank], storage);
+  const auto r_pieces = pieces_of(std::vector<Scalar>(23), {23},
+                                  rank == ranks - 1 ? std::vector<Box>{Box{{0}, {23}}} : std::vector<Box>{}, storage);
+  program.set_input<Scalar>("B", b_pieces);
+  program.set_output<Scalar>("T", t_pieces);
+  program.set_output<Scalar>("r", r_pieces);
+  for (int step = 0; step < 3; ++step) {
+    // A changes between executions (new pieces over the same boxes).
+    for (auto& x : a_values) x = static_cast<Scalar>(x * -1.5);
+    program.set_input<Scalar>("A", pieces_of(a_values, a_bound, row_slab(a_bound, rank, ranks), storage));
+    program.execute();
+    Values whole(g.size());
+    whole[a] = tensor_from_host<TEST_MEMSPACE>("A", a_bound, a_values);
+    whole[b] = tensor_from_host<TEST_MEMSPACE>("B", b_bound, b_values);
+    const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
+    const auto t_want = tensor_to_host(std::get<Tensor<Scalar, TEST_MEMSPACE>>(*reference.values[t]));
+    const auto r_want = tensor_to_host(std::get<Tensor<Scalar, TEST_MEMSPACE>>(*reference.values[r]));
+    SCOPED_TRACE("step " + std::to_string(step));
+    expect_pieces(t_pieces, t_bound, std::vector<double>(t_want.begin(), t_want.end()), tol);
+    expect_pieces(r_pieces, {23}, std::vector<double>(r_want.begin(), r_want.end()), tol);
+    // The output in einrel's own layout too.
+    for (const auto& [key, block] : program.template output<Scalar>("T").local()) {
+      const Box box = program.template output<Scalar>("T").grid().box(key);
+      std::vector<double> want;
+      test::for_each_element(box, t_bound, std::vector<Extent>(2, 0),
+                             [&](Extent flat) { want.push_back(t_want[flat]); });
+      test::expect_all_close(tensor_to_host(block), want, tol);
+    }
+  }
+  EXPECT_EQ(program.executions(), 3);
+}
+
+TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF64) { slabs_and_bricks<double>(1e-13); }
+TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF32) { slabs_and_bricks<float>(1e-5); }
+
+// Errors are thrown on every rank with the same message, and the Program stays usable where it can.
+TEST(TEST_CATEGORY, CoverAndBindingErrors) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Graph g;
+  const auto x = g.input("X", Dtype::f64, {8, 6});
+  EinsumOptions named;
+  named.name = "Y";
+  g.output(g.einsum("ij->ji", x, named));
+  std::vector<Tensor<double, TEST_MEMSPACE>> storage;
+  const std::vector<double> values = test::random_values<double>({8, 6}, 3);
+  auto expect_error = [&](const std::vector<Box>& mine, const std::string& what) {
+    Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+    program.set_input<double>("X", pieces_of(values, {8, 6}, mine, storage));
+    const std::string message = test::error_of([&] { program.execute(); });
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  };
+  // Rank 0 also claims the first row of the last rank's slab (on one rank: two boxes overlapping).
+  std::vector<Box> overlapping = row_slab({8, 6}, rank, ranks);
+  if (rank == 0) overlapping.push_back(Box{{7, 0}, {8, 6}});
+  expect_error(overlapping, "overlaps");
+  // The last row belongs to nobody.
+  std::vector<Box> gap = row_slab({8, 6}, rank, ranks);
+  if (rank == ranks - 1) gap[0].hi[0] = 7;
+  expect_error(gap, "the pieces of 'X': the boxes do not cover bound [8,6]: no rank holds point [7,0]");
+  expect_error({Box{{0, 0}, {9, 6}}}, "is not inside bound [8,6]");
+
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+  EXPECT_NE(test::error_of([&] { program.set_input<double>("Z", {}); }).find("the graph has no tensor 'Z'"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { program.set_input<float>("X", {}); }).find("'X' is f64, not f32"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { program.set_output<double>("X", {}); }).find("is an input, not an output"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { program.execute(); }).find("input 'X' has no pieces on rank"), std::string::npos);
+  program.set_input<double>("X", pieces_of(values, {8, 6}, row_slab({8, 6}, rank, ranks), storage));
+  program.execute();
+  // Other boxes after the first execution: refused on every rank, even if only the last rank changed.
+  std::vector<Box> other = row_slab({8, 6}, rank, ranks);
+  if (rank == ranks - 1) other = {Box{other[0].lo, {other[0].hi[0], 3}}, Box{{other[0].lo[0], 3}, other[0].hi}};
+  program.set_input<double>("X", pieces_of(values, {8, 6}, other, storage));
+  EXPECT_NE(test::error_of([&] { program.execute(); }).find("cover other boxes than at the first execution"),
+            std::string::npos);
+  EXPECT_EQ(program.executions(), 1);
+}
+
+// Kokkos allocations in any memory space, counted through the Kokkos Tools allocation callback:
+// independent of einrel's pool and its statistics.
+long long kokkos_allocations = 0;
+
+// A time loop: after the first execution, 99 more make no Kokkos allocation at all (blocks, partials,
+// kernel temporaries, exchange buffers), on slabs in and bricks out, through contractions, a softmax
+// and reductions.
+TEST(TEST_CATEGORY, ATimeLoopAllocatesNothingAfterTheFirstExecution) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Bound x_bound{24, 16}, w_bound{16, 20};
+  Graph g;
+  const auto x = g.input("X", Dtype::f64, x_bound);
+  const auto w = g.input("W", Dtype::f64, w_bound);
+  const auto h = g.einsum("ij,jk->ik", x, w);
+  EinsumOptions named;
+  named.name = "P";
+  const auto p = g.softmax(h, "P");
+  named.name = "S";
+  g.output(g.einsum("ik,jk->ij", p, h, named));
+  g.output(p);
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+  std::vector<Tensor<double, TEST_MEMSPACE>> storage;
+  const auto x_values = test::random_values<double>(x_bound, 5), w_values = test::random_values<double>(w_bound, 6);
+  program.set_input<double>("X", pieces_of(x_values, x_bound, row_slab(x_bound, rank, ranks), storage));
+  program.set_input<double>("W", pieces_of(w_values, w_bound, bricks(w_bound, ranks, 3, 0)[rank], storage));
+  program.set_output<double>(
+      "P", pieces_of(std::vector<double>(24 * 20), {24, 20}, bricks({24, 20}, ranks, 3, 1)[rank], storage));
+  program.execute();
+
+  kokkos_allocations = 0;
+  Kokkos::Tools::Experimental::set_allocate_data_callback(
+      [](Kokkos::Tools::SpaceHandle, const char*, const void*, uint64_t) { ++kokkos_allocations; });
+  // The counter sees a deliberate allocation.
+  { Kokkos::View<double*, TEST_MEMSPACE> probe("probe", 10); }
+  EXPECT_EQ(kokkos_allocations, 1);
+  kokkos_allocations = 0;
+  const PoolStatistics before = BlockPool<TEST_MEMSPACE>::instance().statistics();
+  for (int step = 1; step < 100; ++step) program.execute();
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  const PoolStatistics after = BlockPool<TEST_MEMSPACE>::instance().statistics();
+  EXPECT_EQ(kokkos_allocations, 0);
+  EXPECT_EQ(after.fresh_allocations, before.fresh_allocations);
+  EXPECT_GT(after.reuses, before.reuses);
+  EXPECT_EQ(program.executions(), 100);
+}
+
+TEST(TEST_CATEGORY, LocalPieceChecksTheView) {
+  Kokkos::View<double**, Kokkos::LayoutRight, TEST_MEMSPACE> v("v", 3, 4);
+  const auto piece = local_piece(Box{{2, 0}, {5, 4}}, v);
+  EXPECT_EQ(piece.data.data(), v.data());
+  EXPECT_EQ(piece.data.extent(0), 12u);
+  EXPECT_NE(test::error_of([&] {
+              local_piece(Box{{2, 0}, {5, 5}}, v);
+            }).find("has extent 4 along dimension 1"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] {
+              local_piece(Box{{0}, {12}}, v);
+            }).find("a rank-2 view cannot hold box"),
+            std::string::npos);
+}
+
+}  // namespace
