@@ -225,6 +225,17 @@ TEST(TEST_CATEGORY, ATimeLoopAllocatesNothingAfterTheFirstExecution) {
   EXPECT_EQ(program.executions(), 100);
 }
 
+TEST(TEST_CATEGORY, HostEnvironment) {
+  // The tests initialize MPI with MPI_THREAD_FUNNELED on the main thread, as host codes should.
+  EXPECT_EQ(required_mpi_thread_level(false), MPI_THREAD_SINGLE);
+  EXPECT_EQ(required_mpi_thread_level(true), MPI_THREAD_FUNNELED);
+  check_host_environment(true);
+  // Every rank of these tests runs on one node: its node-local rank is its rank.
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EXPECT_EQ(node_local_rank(MPI_COMM_WORLD), rank);
+}
+
 TEST(TEST_CATEGORY, LocalPieceChecksTheView) {
   Kokkos::View<double**, Kokkos::LayoutRight, TEST_MEMSPACE> v("v", 3, 4);
   const auto piece = local_piece(Box{{2, 0}, {5, 4}}, v);
