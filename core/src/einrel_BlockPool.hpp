@@ -12,6 +12,12 @@
 
 namespace einrel {
 
+// Asks the kernel to back the 2 MiB-aligned part of [data, data + bytes) of a fresh, untouched host
+// buffer with transparent huge pages (madvise MADV_HUGEPAGE; Debian enables them on request only): the
+// first touch of a large block then faults 512 times less often. Does nothing for small buffers or
+// where the call is unavailable.
+void advise_huge_pages(void* data, std::size_t bytes);
+
 // What a BlockPool did since it was created (or its statistics were reset).
 struct PoolStatistics {
   long long fresh_allocations = 0;  // Kokkos allocations made
@@ -26,7 +32,8 @@ struct PoolStatistics {
 // served by a cached buffer of that class no block uses any more, or by a fresh allocation. A block is a
 // subview of its buffer: Kokkos' reference count says when every block cut from it is gone, so blocks stay
 // ordinary Kokkos views that einrel and host codes pass around freely. A graph executed again with the same
-// shapes (a time loop) makes no allocation after the first execution.
+// shapes (a time loop) makes no allocation after the first execution. Large host buffers are advised
+// for transparent huge pages before their first touch (advise_huge_pages).
 //
 // Free buffers are kept up to cache_limit bytes (EINREL_POOL_CACHE_BYTES, default 1 GiB); beyond it the
 // largest free buffers are released when a fresh allocation is made. The pool is emptied by a
@@ -53,6 +60,8 @@ class BlockPool {
       }
     trim();
     buffers.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::pool/" + label), size_class(n));
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+      advise_huge_pages(buffers.back().data(), size_class(n) * sizeof(Scalar));
     ++stats_.fresh_allocations;
     return Kokkos::subview(buffers.back(), std::make_pair(std::size_t(0), n));
   }

@@ -2,6 +2,7 @@
 #include <einrel_Cli.hpp>
 #include <einrel_Config.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_MatrixChainCommand.hpp>
 #include <einrel_PlanCommand.hpp>
 #include <einrel_RunCommand.hpp>
 
@@ -28,6 +29,10 @@ commands:
       eindecomp). --check also evaluates on one rank without partitioning and fails if the results
       differ by more than rounding. --progress prints each finished vertex on rank 0 (stderr).
       --comm-buffer-limit caps the send + receive buffers of one exchange round.
+  matrix-chain --scale S [--skewed] [--planner NAME] [--procs P] [--dtype f32|f64] [--random SEED] [--check]
+      [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
+      Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
+      B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
       of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per
@@ -164,6 +169,33 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   run_graph(comm, options, out);
 }
 
+void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs p = parse_args(args, {"scale", "planner", "procs", "dtype", "random", "report", "comm-buffer-limit"},
+                                  {"skewed", "check", "progress"}, "matrix-chain");
+  if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
+  const auto scale = option(p, "scale");
+  if (!scale) throw Error("matrix-chain needs --scale S");
+  MatrixChainOptions options;
+  options.scale = parse_positive(*scale, "scale");
+  options.skewed = option(p, "skewed").has_value();
+  if (auto dtype = option(p, "dtype")) {
+    if (*dtype != "f32" && *dtype != "f64") throw Error("--dtype is f32 or f64, got '" + *dtype + "'");
+    options.dtype = *dtype == "f32" ? Dtype::f32 : Dtype::f64;
+  }
+  RunOptions& run = options.run;
+  run.graph = std::string("matrix-chain ") + (options.skewed ? "skewed" : "square") + " S=" + *scale;
+  run.random_seed = 1;
+  if (auto seed = option(p, "random")) run.random_seed = parse_seed(*seed);
+  if (auto procs = option(p, "procs")) run.procs = parse_procs(*procs);
+  if (auto planner = option(p, "planner")) run.planner = *planner;
+  run.report = option(p, "report");
+  run.check = option(p, "check").has_value();
+  run.progress = option(p, "progress").has_value();
+  if (auto limit = option(p, "comm-buffer-limit"))
+    run.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+  run_matrix_chain(comm, options, out);
+}
+
 void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
   const ParsedArgs p = parse_args(args, {"procs", "planner", "format", "ranks"}, {}, "plan");
   PlanOptions options;
@@ -209,6 +241,8 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
       run(comm, args, out);
     } else if (command == "plan") {
       plan(comm, args, out);
+    } else if (command == "matrix-chain") {
+      matrix_chain(comm, args, out);
     } else {
       throw Error("unknown command '" + command + "' (available: run, plan; see einrel --help)");
     }

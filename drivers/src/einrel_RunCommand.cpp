@@ -41,9 +41,9 @@ struct Setup {
   std::optional<engine::FailureInjection> failure;
 };
 
-Setup set_up(const Communicator& comm, const RunOptions& options) {
+Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
   Setup s;
-  s.graph = read_graph_file(options.graph);
+  s.graph = std::move(graph);
   if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
   if (options.random_seed && !options.bind.empty()) throw Error("--bind reads inputs from files; --random makes them");
   if (!options.input && !options.random_seed && options.bind.empty())
@@ -285,11 +285,17 @@ void write_outputs(const Communicator& comm, const Graph& graph, const Values& r
 
 }  // namespace
 
-void run_graph(MPI_Comm user_comm, const RunOptions& options, std::ostream& out) {
+void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out) {
+  std::optional<Graph> graph;
+  collectively(Communicator(comm), [&] { graph = read_graph_file(options.graph); });
+  run_built_graph(comm, std::move(*graph), options, out);
+}
+
+RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& options, std::ostream& out) {
   const Communicator comm(user_comm);
   const bool root = comm.rank() == 0;
   Setup s;
-  collectively(comm, [&] { s = set_up(comm, options); });
+  collectively(comm, [&] { s = set_up(comm, std::move(graph), options); });
 
   // Wall-clock phase timers (MPI_Wtime underneath).
   Teuchos::Time read_timer("einrel run: inputs"), eval_timer("einrel run: evaluation"),
@@ -351,12 +357,13 @@ void run_graph(MPI_Comm user_comm, const RunOptions& options, std::ostream& out)
   collectively(comm, [&] {
     if (report_file) report_file->commit();
   });
-  if (!root) return;
+  if (!root) return report;
   print_summary(report, out);
   if (options.output)
     out << "wrote " << s.graph.outputs().size() << " output(s) to " << *options.output << " in " << std::fixed
         << write_timer.totalElapsedTime() << " s\n";
   if (options.report) out << "wrote report to " << *options.report << "\n";
+  return report;
 }
 
 }  // namespace einrel

@@ -1,6 +1,9 @@
 #ifndef EINREL_RUNCOMMAND_HPP
 #define EINREL_RUNCOMMAND_HPP
 
+#include <einrel_Graph.hpp>
+#include <einrel_RunReport.hpp>
+
 #include <mpi.h>
 
 #include <cstddef>
@@ -33,6 +36,11 @@ struct RunOptions {
 // any rank, throws Error with the same message on every rank and leaves no output or report file. The
 // test-only variable EINREL_TEST_INJECT_FAILURE=RANK:VERTEX:PHASE injects a failure (docs/engine.md).
 void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out);
+
+// The same on a graph built in memory (options.graph only names it in the summary and report; inputs come
+// from options as for a graph file). Returns the run report: complete on rank 0; on other ranks its
+// total_seconds, input_seconds and check figures are the same as rank 0's.
+RunReport run_built_graph(MPI_Comm comm, Graph graph, const RunOptions& options, std::ostream& out);
 
 }  // namespace einrel
 

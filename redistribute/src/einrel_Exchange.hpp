@@ -1,6 +1,7 @@
 #ifndef EINREL_EXCHANGE_HPP
 #define EINREL_EXCHANGE_HPP
 
+#include <einrel_BlockPool.hpp>
 #include <einrel_BoxCopy.hpp>
 #include <einrel_Communicator.hpp>
 #include <einrel_Config.hpp>
@@ -70,9 +71,13 @@ class Exchange {
   using bytes_view = Kokkos::View<char*, MemorySpace>;
   using host_bytes_view = Kokkos::View<char*, Kokkos::HostSpace>;
 
+  // Grows v to `bytes`; large host buffers get huge pages before their first touch (advise_huge_pages).
   template <class View>
   static void reserve(View& v, std::size_t bytes, const char* label) {
-    if (v.extent(0) < bytes) v = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
+    if (v.extent(0) >= bytes) return;
+    v = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
+      advise_huge_pages(v.data(), bytes);
   }
 
   Communicator comm_;
