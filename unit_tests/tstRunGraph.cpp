@@ -39,6 +39,15 @@ void write_text(const std::string& path, const std::string& text) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Options that run `graph_text` (written to g.ein in dir) on random inputs from `seed`.
+RunOptions random_run(const test::TempDir& dir, const std::string& graph_text, std::uint64_t seed) {
+  write_text(dir.file("g.ein"), graph_text);
+  RunOptions options;
+  options.graph = dir.file("g.ein");
+  options.random_seed = seed;
+  return options;
+}
+
 constexpr const char* matmul = "input A f64[9,5]\ninput B f64[5,7]\nT = einsum(\"ij,jk->ik\", A, B)\noutput T\n";
 
 TEST(RunGraph, MatmulFromHdf5MatchesReferenceOnEveryRankCount) {
@@ -78,10 +87,7 @@ TEST(RunGraph, MatmulFromHdf5MatchesReferenceOnEveryRankCount) {
 
 TEST(RunGraph, RandomInputsAreReproducible) {
   test::TempDir dir;
-  write_text(dir.file("g.ein"), "input x f32[4,3]\ny = einsum(\"ij->ji\", x)\noutput y\n");
-  RunOptions options;
-  options.graph = dir.file("g.ein");
-  options.random_seed = 7;
+  RunOptions options = random_run(dir, "input x f32[4,3]\ny = einsum(\"ij->ji\", x)\noutput y\n", 7);
   std::ostringstream summary;
   for (const char* name : {"a.h5", "b.h5"}) {
     options.output = dir.file(name);
@@ -165,10 +171,7 @@ TEST(RunGraph, FailuresReachEveryRankAndWriteNothing) {
 // is written.
 TEST(RunGraph, InjectedFailuresAtEveryPhaseWriteNothing) {
   test::TempDir dir;
-  write_text(dir.file("g.ein"), matmul);
-  RunOptions options;
-  options.graph = dir.file("g.ein");
-  options.random_seed = 5;
+  RunOptions options = random_run(dir, matmul, 5);
   options.procs = 4;
   options.output = dir.file("out.h5");
   options.report = dir.file("report.json");
@@ -187,10 +190,7 @@ TEST(RunGraph, InjectedFailuresAtEveryPhaseWriteNothing) {
 // --progress: rank 0 reports each vertex as it finishes, on stderr.
 TEST(RunGraph, ProgressNamesEveryVertex) {
   test::TempDir dir;
-  write_text(dir.file("g.ein"), "input A f64[8,6]\nB = softmax(A)\noutput B\n");
-  RunOptions options;
-  options.graph = dir.file("g.ein");
-  options.random_seed = 2;
+  RunOptions options = random_run(dir, "input A f64[8,6]\nB = softmax(A)\noutput B\n", 2);
   options.progress = true;
   std::ostringstream summary;
   testing::internal::CaptureStderr();

@@ -52,16 +52,17 @@ class BlockPool {
   Kokkos::View<Scalar*, MemorySpace> acquire(const std::string& label, std::size_t n) {
     static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>, "einrel blocks are f32 or f64");
     std::lock_guard<std::mutex> lock(mutex_);
-    auto& buffers = lists<Scalar>()[size_class(n)];
+    const std::size_t elements = size_class(n);
+    auto& buffers = lists<Scalar>()[elements];
     for (const auto& b : buffers)
       if (b.use_count() == 1) {
         ++stats_.reuses;
         return Kokkos::subview(b, std::make_pair(std::size_t(0), n));
       }
     trim();
-    buffers.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::pool/" + label), size_class(n));
+    buffers.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::pool/" + label), elements);
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
-      advise_huge_pages(buffers.back().data(), size_class(n) * sizeof(Scalar));
+      advise_huge_pages(buffers.back().data(), elements * sizeof(Scalar));
     ++stats_.fresh_allocations;
     return Kokkos::subview(buffers.back(), std::make_pair(std::size_t(0), n));
   }

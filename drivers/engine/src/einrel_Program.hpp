@@ -12,7 +12,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -146,6 +145,16 @@ class Program {
  private:
   // One host-code tensor: its pieces, then (from the first execution) the refined cover, the plan between it
   // and einrel's layout, einrel's cell blocks that are not a whole piece, and for inputs the target blocks.
+  // One cell of a cover on this rank: in piece `piece`, at `corner` of it. A cell that is the whole piece is
+  // used in place (no block); any other has a block of einrel's that the piece is copied into or out of.
+  template <class Scalar>
+  struct CellPlace {
+    std::size_t piece;
+    Key key;
+    std::vector<Extent> corner;
+    std::optional<Tensor<Scalar, memory_space>> block;
+  };
+
   template <class Scalar>
   struct Binding {
     using scalar_type = Scalar;
@@ -154,8 +163,8 @@ class Program {
     std::vector<Box> boxes;  // those of the first execution
     std::optional<redistribute::BlockLayout> cover;
     std::optional<redistribute::RedistributionPlan> plan;
-    std::map<Extent, Tensor<Scalar, memory_space>> own_cells;  // cell id -> einrel's block
-    std::optional<Distributed<Scalar>> target;                 // inputs: the schedule's layout
+    std::vector<CellPlace<Scalar>> cells;       // this rank's cells of the cover, in piece order
+    std::optional<Distributed<Scalar>> target;  // inputs: the schedule's layout
   };
   using AnyBinding = std::variant<Binding<float>, Binding<double>>;
 
@@ -210,9 +219,7 @@ class Program {
             if (!b.cover)
               throw Error("'" + vertex.name + "' got pieces on rank " + std::to_string(comm_.rank()) +
                           " after the first execution; a new binding needs a new Program");
-            std::vector<Box> boxes;
-            for (const auto& p : b.pieces) boxes.push_back(p.box);
-            if (boxes != b.boxes)
+            if (boxes_of(b.pieces) != b.boxes)
               throw Error("the pieces of '" + vertex.name + "' on rank " + std::to_string(comm_.rank()) +
                           " cover other boxes than at the first execution; a new decomposition needs a new Program");
           },
@@ -247,8 +254,7 @@ class Program {
   template <class Scalar>
   void prepare_binding(VertexId v, Binding<Scalar>& b) {
     const Vertex& vertex = graph_.vertex(v);
-    b.boxes.clear();
-    for (const auto& p : b.pieces) b.boxes.push_back(p.box);
+    b.boxes = boxes_of(b.pieces);
     const auto all = redistribute::gather_boxes(comm_, b.boxes);
     redistribute::collectively(comm_, [&] {
       try {
@@ -259,40 +265,42 @@ class Program {
       const auto& layout = schedule_.layout(v);
       b.plan = b.input ? redistribute::RedistributionPlan(*b.cover, layout, comm_.rank(), sizeof(Scalar), limits_)
                        : redistribute::RedistributionPlan(layout, *b.cover, comm_.rank(), sizeof(Scalar), limits_);
+      const BlockGrid& grid = b.cover->grid();
       for (std::size_t i = 0; i < b.pieces.size(); ++i)
-        for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i]))
-          if (!(b.cover->grid().box(b.cover->grid().key(id)) == b.boxes[i]))
-            b.own_cells.emplace(id, Tensor<Scalar, memory_space>::uninitialized(
-                                        "einrel::Program/" + vertex.name + "/cell",
-                                        b.cover->grid().box(b.cover->grid().key(id)).extents()));
+        for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i])) {
+          const Key key = grid.key(id);
+          const Box cell = grid.box(key);
+          CellPlace<Scalar> place{i, key, std::vector<Extent>(cell.lo.size()), std::nullopt};
+          for (std::size_t d = 0; d < cell.lo.size(); ++d) place.corner[d] = cell.lo[d] - b.boxes[i].lo[d];
+          if (!(cell == b.boxes[i]))
+            place.block =
+                Tensor<Scalar, memory_space>::uninitialized("einrel::Program/" + vertex.name + "/cell", cell.extents());
+          b.cells.push_back(std::move(place));
+        }
       if (b.input) b.target = Distributed<Scalar>::allocate("einrel::Program/" + vertex.name, comm_, layout);
     });
   }
 
-  // This rank's cells of b's cover: pieces used in place where a piece is one cell, einrel's blocks elsewhere;
-  // `copy(piece, cell, corner)` is called for each of the latter (corner: the cell's place in the piece).
+  // This rank's cells of b's cover as a relation: pieces used in place where a piece is one cell, einrel's
+  // blocks elsewhere; `copy(piece, block, corner)` is called for each of the latter.
   template <class Scalar, class Copy>
   Relation<Scalar, memory_space> cells(const Binding<Scalar>& b, Copy&& copy) const {
-    const BlockGrid& grid = b.cover->grid();
-    Relation<Scalar, memory_space> cells(grid.rank());
-    for (std::size_t i = 0; i < b.pieces.size(); ++i) {
-      using View = typename Tensor<Scalar, memory_space>::view_type;  // unmanaged: made from a pointer
-      const Tensor<Scalar, memory_space> piece(b.boxes[i].extents(),
-                                               View(b.pieces[i].data.data(), b.pieces[i].data.size()));
-      for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i])) {
-        const Key key = grid.key(id);
-        const Box cell = grid.box(key);
-        if (cell == b.boxes[i]) {
-          cells.insert(key, piece);
-          continue;
-        }
-        std::vector<Extent> corner(cell.lo.size());
-        for (std::size_t d = 0; d < corner.size(); ++d) corner[d] = cell.lo[d] - b.boxes[i].lo[d];
-        copy(piece, b.own_cells.at(id), corner);
-        cells.insert(key, b.own_cells.at(id));
-      }
+    using View = typename Tensor<Scalar, memory_space>::view_type;  // unmanaged: made from a pointer
+    Relation<Scalar, memory_space> cells(b.cover->grid().rank());
+    for (const CellPlace<Scalar>& place : b.cells) {
+      const auto& data = b.pieces[place.piece].data;
+      const Tensor<Scalar, memory_space> piece(b.boxes[place.piece].extents(), View(data.data(), data.size()));
+      if (place.block) copy(piece, *place.block, place.corner);
+      cells.insert(place.key, place.block ? *place.block : piece);
     }
     return cells;
+  }
+
+  template <class Scalar>
+  static std::vector<Box> boxes_of(const std::vector<Piece<Scalar>>& pieces) {
+    std::vector<Box> boxes;
+    for (const auto& p : pieces) boxes.push_back(p.box);
+    return boxes;
   }
 
   engine::AnyDistributed<memory_space> import_input(const ExecutionSpace& exec, VertexId v) {
