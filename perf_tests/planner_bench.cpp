@@ -57,7 +57,7 @@ Graph chain_program(bool skewed) {
 
 double total_cost(const Graph& g, const std::vector<partition::PartitionVector>& partitions) {
   double sum = 0;
-  for (const auto& c : partition::evaluate_cost(g, partitions)) sum += c.total();
+  for (const auto& c : partition::evaluate_cost(g, partitions, partition::CostModel::engine)) sum += c.total();
   return sum;
 }
 
@@ -109,9 +109,13 @@ void dag_summary(int graphs) {
   };
   const Variant variants[] = {
       {"linearized",
-       [](const Graph& g, Extent p) { return total_cost(g, partition::eindecomp_linearized(g, p, false).partitions); }},
+       [](const Graph& g, Extent p) {
+         return total_cost(g, partition::eindecomp_linearized(g, p, partition::CostModel::engine, false).partitions);
+       }},
       {"refined",
-       [](const Graph& g, Extent p) { return total_cost(g, partition::eindecomp_linearized(g, p, true).partitions); }},
+       [](const Graph& g, Extent p) {
+         return total_cost(g, partition::eindecomp_linearized(g, p, partition::CostModel::engine, true).partitions);
+       }},
       {"eindecomp", [](const Graph& g, Extent p) { return partition::make_plan(g, p, "eindecomp").total_cost; }}};
   const char* baselines[] = {"sqrt", "data", "greedy"};
   std::printf("\np,graphs,variant,baseline,losses,worst_ratio,geomean_ratio\n");
@@ -189,8 +193,8 @@ int main(int argc, char* argv[]) {
       if (partition::is_tree_shaped(c.graph)) continue;
       // The §8.4 linearization alone, without refinement.
       partition::Partitioning linearized;
-      const double seconds =
-          bench::median_seconds(reps, [&] { linearized = partition::eindecomp_linearized(c.graph, p, false); });
+      const double seconds = bench::median_seconds(
+          reps, [&] { linearized = partition::eindecomp_linearized(c.graph, p, partition::CostModel::engine, false); });
       row("linearized", seconds, linearized.partitions_considered, total_cost(c.graph, linearized.partitions));
     }
   dag_summary(dags);

@@ -56,6 +56,41 @@ TEST(PlannerCostModel, UnevenBlocksUseRealDivision) {
   EXPECT_DOUBLE_EQ(partition::join_cost(resolve(matmul, square8), PartitionVector("kji", {4, 1, 4})), 512);
 }
 
+// The engine model (docs/planner.md "Cost models"): copies beyond one, and the parts of a producer block
+// outside the consumer block read at its site.
+TEST(PlannerCostModel, EngineModelChargesCopiesBeyondOne) {
+  using partition::CostModel;
+  const partition::EinSumCost engine(resolve(matmul, square8), CostModel::engine);
+  // d = [4,1,4]: J = 16 tuples each read a 16-float block of X and of Y; each operand has 64 floats, so
+  // 16 · 16 − 64 = 192 floats of each are copies beyond the first.
+  EXPECT_DOUBLE_EQ(engine.join({4, 1, 4}), 2 * 192);
+  // d = [1,8,1]: every block is read once, nothing is copied; the 8 partials of the one output block
+  // still meet at its owner (aggregation as in the paper model).
+  EXPECT_DOUBLE_EQ(engine.join({1, 8, 1}), 0);
+  EXPECT_DOUBLE_EQ(engine.aggregation({1, 8, 1}), 7 * 64);
+  // The default model of a lone EinSum is the paper's.
+  EXPECT_DOUBLE_EQ(partition::EinSumCost(resolve(matmul, square8)).join({4, 1, 4}), 512);
+  // [2,4] -> [4,1]: a producer block of 8 floats overlaps its site's consumer block in 4, so 64 · 1/2 moves.
+  EXPECT_DOUBLE_EQ(partition::repartition_cost({8, 8}, {2, 4}, {4, 1}, CostModel::engine), 32);
+  EXPECT_DOUBLE_EQ(partition::repartition_cost({8, 8}, {2, 4}, {2, 4}, CostModel::engine), 0);
+  // Producer blocks inside consumer blocks stay (the other pieces are the consumer's copies beyond one).
+  EXPECT_DOUBLE_EQ(partition::repartition_cost({8, 8}, {4, 4}, {2, 2}, CostModel::engine), 0);
+  // Uneven: the producer holds the whole 3-vector, its site reads a consumer block of 1.5: 1.5 moves.
+  EXPECT_DOUBLE_EQ(partition::repartition_cost({3}, {1}, {2}, CostModel::engine), 1.5);
+}
+
+TEST(PlannerCostModel, ModelsAreNamed) {
+  EXPECT_EQ(partition::parse_cost_model("engine"), partition::CostModel::engine);
+  EXPECT_EQ(partition::parse_cost_model("paper"), partition::CostModel::paper);
+  EXPECT_EQ(partition::cost_model_name(partition::CostModel::paper), "paper");
+  try {
+    partition::parse_cost_model("exact");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("available: engine, paper"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PlannerViable, TenPartitioningsOfAnEightByEightMatmulAtEightProcessors) {
   const auto viable = partition::viable(resolve(matmul, square8), 8);
   EXPECT_EQ(viable.size(), 10u);

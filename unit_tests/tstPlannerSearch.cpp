@@ -14,11 +14,14 @@
 namespace {
 
 using namespace einrel;
+using partition::CostModel;
 using partition::PartitionVector;
 
-double total(const Graph& g, const std::vector<PartitionVector>& partitions) {
+constexpr CostModel both_models[] = {CostModel::engine, CostModel::paper};
+
+double total(const Graph& g, const std::vector<PartitionVector>& partitions, CostModel model = CostModel::engine) {
   double sum = 0;
-  for (const auto& c : partition::evaluate_cost(g, partitions)) sum += c.total();
+  for (const auto& c : partition::evaluate_cost(g, partitions, model)) sum += c.total();
   return sum;
 }
 
@@ -82,7 +85,7 @@ Graph random_graph(std::mt19937& gen, int einsums, bool tree) {
 }
 
 // The least total cost over every combination of viable vectors, or -1 when there are too many.
-double exhaustive_optimum(const Graph& g, Extent p) {
+double exhaustive_optimum(const Graph& g, Extent p, CostModel model) {
   std::vector<VertexId> einsums;
   std::vector<std::vector<PartitionVector>> choices;
   std::size_t combinations = 1;
@@ -98,7 +101,7 @@ double exhaustive_optimum(const Graph& g, Extent p) {
   double best = -1;
   for (std::size_t n = 0; n < combinations; ++n) {
     for (std::size_t k = 0; k < einsums.size(); ++k) plan[einsums[k]] = choices[k][at[k]];
-    const double cost = total(g, plan);
+    const double cost = total(g, plan, model);
     if (best < 0 || cost < best) best = cost;
     for (std::size_t k = 0; k < at.size() && ++at[k] == choices[k].size(); ++k) at[k] = 0;
   }
@@ -111,22 +114,26 @@ TEST(PlannerSearch, DynamicProgramEqualsExhaustiveSearchOnRandomTrees) {
   for (int trial = 0; trial < 120; ++trial) {
     const Graph g = random_graph(gen, 2 + trial % 3, true);
     ASSERT_TRUE(partition::is_tree_shaped(g));
-    for (Extent p : {1, 2, 4, 8}) {
-      const double optimum = exhaustive_optimum(g, p);
-      if (optimum < 0) continue;
-      const partition::Plan plan = partition::make_plan(g, p, "eindecomp");
-      EXPECT_NEAR(plan.total_cost, optimum, 1e-9 * optimum) << "p = " << p << " trial " << trial;
-      ++compared;
-    }
+    for (Extent p : {1, 2, 4, 8})
+      for (CostModel model : both_models) {
+        const double optimum = exhaustive_optimum(g, p, model);
+        if (optimum < 0) continue;
+        const partition::Plan plan = partition::make_plan(g, p, "eindecomp", model);
+        EXPECT_NEAR(plan.total_cost, optimum, 1e-9 * optimum)
+            << "p = " << p << " trial " << trial << " " << partition::cost_model_name(model);
+        ++compared;
+      }
   }
-  EXPECT_GT(compared, 300);
+  EXPECT_GT(compared, 600);
 }
 
 void expect_no_worse_than_baselines(const Graph& g, Extent p, const std::string& what) {
-  const double best = partition::make_plan(g, p, "eindecomp").total_cost;
-  for (const char* baseline : {"sqrt", "data", "greedy"})
-    EXPECT_LE(best, partition::make_plan(g, p, baseline).total_cost * (1 + 1e-12))
-        << baseline << " p = " << p << " " << what;
+  for (CostModel model : both_models) {
+    const double best = partition::make_plan(g, p, "eindecomp", model).total_cost;
+    for (const char* baseline : {"sqrt", "data", "greedy"})
+      EXPECT_LE(best, partition::make_plan(g, p, baseline, model).total_cost * (1 + 1e-12))
+          << baseline << " p = " << p << " " << what << " " << partition::cost_model_name(model);
+  }
 }
 
 TEST(PlannerSearch, EinDecompIsNoWorseThanAnyBaselineOnTrees) {
@@ -154,11 +161,12 @@ TEST(PlannerSearch, EinDecompIsNoWorseThanAnyBaselineOnDags) {
 TEST(PlannerSearch, LinearizationOfAChainIsTheDynamicProgram) {
   Graph g;
   g.output(builders::matrix_chain(g, {64, 8, 256, 16, 128, 32, 512}, Dtype::f64));
-  for (Extent p : {2, 16, 64}) {
-    const auto dp = partition::eindecomp_tree(g, p);
-    EXPECT_EQ(partition::eindecomp_linearized(g, p, false).partitions, dp.partitions);
-    EXPECT_EQ(partition::eindecomp_linearized(g, p, true).partitions, dp.partitions);
-  }
+  for (Extent p : {2, 16, 64})
+    for (CostModel model : both_models) {
+      const auto dp = partition::eindecomp_tree(g, p, model);
+      EXPECT_EQ(partition::eindecomp_linearized(g, p, model, false).partitions, dp.partitions);
+      EXPECT_EQ(partition::eindecomp_linearized(g, p, model, true).partitions, dp.partitions);
+    }
 }
 
 TEST(PlannerSearch, SeveralSinksArePlannedIndependently) {
@@ -180,8 +188,8 @@ TEST(PlannerSearch, GeneralDagsGetViableVectorsAndRefinementOnlyHelps) {
   for (int trial = 0; trial < 40; ++trial) graphs.push_back(random_graph(gen, 4 + trial % 8, false));
   for (const Graph& g : graphs)
     for (Extent p : {2, 16, 64}) {
-      const auto plain = partition::eindecomp_linearized(g, p, false);
-      const auto refined = partition::eindecomp_linearized(g, p, true);
+      const auto plain = partition::eindecomp_linearized(g, p, CostModel::engine, false);
+      const auto refined = partition::eindecomp_linearized(g, p, CostModel::engine, true);
       EXPECT_LE(total(g, refined.partitions), total(g, plain.partitions) * (1 + 1e-12));
       EXPECT_GT(refined.partitions_considered, plain.partitions_considered);
       for (VertexId v = 0; v < g.size(); ++v) {
@@ -192,7 +200,7 @@ TEST(PlannerSearch, GeneralDagsGetViableVectorsAndRefinementOnlyHelps) {
       }
     }
   EXPECT_FALSE(partition::is_tree_shaped(graphs[0]));
-  EXPECT_THROW(partition::eindecomp_tree(graphs[0], 4), Error);
+  EXPECT_THROW(partition::eindecomp_tree(graphs[0], 4, CostModel::engine), Error);
 }
 
 TEST(PlannerSearch, PlansAreDeterministicAndCostedByTheModel) {

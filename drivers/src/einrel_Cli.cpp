@@ -19,21 +19,23 @@ constexpr const char* usage = R"(usage: einrel <command> [options]
 
 commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
-      [--report REPORT.json] [--procs P] [--planner NAME] [--check] [--progress] [--comm-buffer-limit BYTES]
+      [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
+      [--comm-buffer-limit BYTES]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
       graph's inputs, or the datasets --bind names (repeatable), each rank reading only its own blocks;
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
       the input and the element's index. Outputs are written collectively as root datasets of OUT.h5
       named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
       (a power of two; default: the number of ranks rounded up to one) as the planner chooses (default
-      eindecomp). --check also evaluates on one rank without partitioning and fails if the results
+      eindecomp) under the cost model (default engine: what einrel moves; paper: eindecomp.txt's). --check also evaluates on one rank without partitioning and fails if the results
       differ by more than rounding. --progress prints each finished vertex on rank 0 (stderr).
       --comm-buffer-limit caps the send + receive buffers of one exchange round.
-  matrix-chain --scale S [--skewed] [--planner NAME] [--procs P] [--dtype f32|f64] [--random SEED] [--check]
-      [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
+  matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
+      [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
-  plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--format text|json|dot]
+  plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--cost-model engine|paper]
+      [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
       of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per
       rank floats sent and received, peak block bytes), computed without data or MPI.
@@ -150,7 +152,7 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
     }
   }
   const ParsedArgs p =
-      parse_args(rest, {"input", "output", "report", "random", "procs", "planner", "comm-buffer-limit"},
+      parse_args(rest, {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit"},
                  {"check", "progress", "bind"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
@@ -161,6 +163,7 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
+  if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
   options.check = option(p, "check").has_value();
   options.progress = option(p, "progress").has_value();
   options.bind = binds;
@@ -170,8 +173,9 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
 }
 
 void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"scale", "planner", "procs", "dtype", "random", "report", "comm-buffer-limit"},
-                                  {"skewed", "check", "progress"}, "matrix-chain");
+  const ParsedArgs p =
+      parse_args(args, {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit"},
+                 {"skewed", "check", "progress"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
   if (!scale) throw Error("matrix-chain needs --scale S");
@@ -188,6 +192,7 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
   if (auto seed = option(p, "random")) run.random_seed = parse_seed(*seed);
   if (auto procs = option(p, "procs")) run.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) run.planner = *planner;
+  if (auto model = option(p, "cost-model")) run.cost_model = partition::parse_cost_model(*model);
   run.report = option(p, "report");
   run.check = option(p, "check").has_value();
   run.progress = option(p, "progress").has_value();
@@ -197,11 +202,12 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
 }
 
 void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"procs", "planner", "format", "ranks"}, {}, "plan");
+  const ParsedArgs p = parse_args(args, {"procs", "planner", "cost-model", "format", "ranks"}, {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
+  if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
   if (auto format = option(p, "format")) options.format = *format;
   if (auto ranks = option(p, "ranks")) {
     const std::int64_t r = parse_positive(*ranks, "ranks");

@@ -18,7 +18,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   MPI_Comm_size(comm, &size);
   const Graph graph = read_graph_file(options.graph);
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(options.ranks.value_or(size));
-  const partition::Plan plan = partition::make_plan(graph, procs, options.planner);
+  const partition::Plan plan = partition::make_plan(graph, procs, options.planner, options.cost_model);
   std::optional<engine::Traffic> dry;
   if (options.ranks) dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks));
   if (rank != 0) return;

@@ -1,6 +1,8 @@
 #ifndef EINREL_PLANCOMMAND_HPP
 #define EINREL_PLANCOMMAND_HPP
 
+#include <einrel_CostModel.hpp>
+
 #include <mpi.h>
 
 #include <cstdint>
@@ -15,8 +17,9 @@ struct PlanOptions {
   std::string graph;
   std::optional<std::int64_t> procs;  // p, a power of two; default: the ranks rounded up to a power of two
   std::string planner = "eindecomp";  // partition::planner_names()
-  std::string format = "text";        // text, json or dot
-  std::optional<int> ranks;           // add the engine's dry run for this many ranks
+  partition::CostModel cost_model = partition::CostModel::engine;
+  std::string format = "text";  // text, json or dot
+  std::optional<int> ranks;     // add the engine's dry run for this many ranks
 };
 
 // Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on

@@ -69,7 +69,7 @@ Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
       }
     }
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
-  s.plan = partition::make_plan(s.graph, procs, options.planner);
+  s.plan = partition::make_plan(s.graph, procs, options.planner, options.cost_model);
   s.schedule.emplace(s.graph, s.plan.partitions, comm.size());
   if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
     s.failure = engine::parse_failure_injection(inject);
@@ -243,6 +243,7 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
   report.planner = s.plan.planner;
+  report.cost_model = partition::cost_model_name(s.plan.cost_model);
   report.predicted_cost = s.plan.total_cost;
   report.procs = s.plan.procs;
   for (int r = 0; r < comm.size(); ++r) {

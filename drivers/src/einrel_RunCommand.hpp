@@ -1,6 +1,7 @@
 #ifndef EINREL_RUNCOMMAND_HPP
 #define EINREL_RUNCOMMAND_HPP
 
+#include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_RunReport.hpp>
 
@@ -25,6 +26,7 @@ struct RunOptions {
   std::optional<std::uint64_t> random_seed;
   std::optional<std::int64_t> procs;  // p, a power of two; default: the number of ranks rounded up to one
   std::string planner = "eindecomp";  // partition::planner_names()
+  partition::CostModel cost_model = partition::CostModel::engine;
   bool check = false;                 // compare with the single-rank unpartitioned evaluation
   bool progress = false;              // rank 0 prints each finished vertex with the elapsed time
   std::size_t comm_buffer_limit = 0;  // bytes of send + receive buffers per exchange round (0: no cap)

@@ -56,7 +56,8 @@ std::string report_json(const RunReport& r) {
   j << "{\n  \"schema_version\": " << partition::json_schema_version << ",\n  \"graph\": " << json_string(r.graph)
     << ",\n  \"num_ranks\": " << r.num_ranks << ",\n  \"computing_ranks\": " << r.computing_ranks
     << ",\n  \"backend\": " << json_string(r.backend) << ",\n  \"threads\": " << r.threads
-    << ",\n  \"planner\": " << json_string(r.planner) << ",\n  \"procs\": " << r.procs
+    << ",\n  \"planner\": " << json_string(r.planner) << ",\n  \"cost_model\": " << json_string(r.cost_model)
+    << ",\n  \"procs\": " << r.procs
     << ",\n  \"check_max_relative_error\": " << (r.check_error ? json_number(*r.check_error) : "null")
     << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
@@ -100,8 +101,9 @@ void print_summary(const RunReport& r, std::ostream& out) {
   out << "einrel run " << r.graph << "\n"
       << "  ranks: " << r.num_ranks << " started, " << r.computing_ranks << " computing; backend: " << r.backend << " ("
       << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n"
-      << "  planner: " << r.planner << " for p = " << r.procs
-      << "; predicted cost: " << (r.predicted_cost ? json_number(*r.predicted_cost) + " floats" : std::string("n/a"))
+      << "  planner: " << r.planner << " for p = " << r.procs << "; predicted cost: "
+      << (r.predicted_cost ? json_number(*r.predicted_cost) + " floats (" + r.cost_model + " cost model)"
+                           : std::string("n/a"))
       << "\n";
   out << "  " << std::left << std::setw(16) << "vertex" << std::setw(20) << "equation" << std::setw(18) << "shape"
       << std::setw(20) << "partition" << std::right << std::setw(12) << "seconds" << std::setw(14) << "floats moved"

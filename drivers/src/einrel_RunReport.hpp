@@ -30,6 +30,7 @@ struct RunReport {
   std::string backend;
   int threads = 1;
   std::string planner;
+  std::string cost_model;  // the model the planner minimised and predicted_cost is in
   Extent procs = 1;
   double total_seconds = 0;  // evaluation of the graph, inputs loaded
   double input_seconds = 0;  // reading (or generating) the inputs

@@ -60,8 +60,8 @@ Partitioning data_baseline(const Graph& graph, Extent p) {
   });
 }
 
-Partitioning greedy_baseline(const Graph& graph, Extent p) {
-  search::Search s(graph, p);
+Partitioning greedy_baseline(const Graph& graph, Extent p, CostModel model) {
+  search::Search s(graph, p, model);
   s.optimize_greedily();
   return {s.partitions(), s.considered()};
 }

@@ -18,7 +18,7 @@ Partitioning data_baseline(const Graph& graph, Extent p);
 
 // "greedy" (DTensor-like per-operator choice): in topological order each vertex takes its cheapest viable
 // vector (join + agg + repartition from its producers' chosen partitions), ignoring its consumers.
-Partitioning greedy_baseline(const Graph& graph, Extent p);
+Partitioning greedy_baseline(const Graph& graph, Extent p, CostModel model);
 
 }  // namespace einrel::partition
 

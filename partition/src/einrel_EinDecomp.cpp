@@ -107,25 +107,25 @@ bool is_tree_shaped(const Graph& graph) {
   return true;
 }
 
-Partitioning eindecomp_tree(const Graph& graph, Extent p) {
+Partitioning eindecomp_tree(const Graph& graph, Extent p, CostModel model) {
   if (!is_tree_shaped(graph))
     throw Error("the exact EinDecomp dynamic program needs every EinSum vertex to feed at most one operand");
-  Search s(graph, p);
+  Search s(graph, p, model);
   s.optimize_tree();
   return {s.partitions(), s.considered()};
 }
 
-Partitioning eindecomp_linearized(const Graph& graph, Extent p, bool refine_plan) {
-  Search s(graph, p);
+Partitioning eindecomp_linearized(const Graph& graph, Extent p, CostModel model, bool refine_plan) {
+  Search s(graph, p, model);
   const auto paths = linearize(s);
   if (refine_plan) refine(s, refinement_blocks(graph, paths));
   return {s.partitions(), s.considered()};
 }
 
-Partitioning eindecomp(const Graph& graph, Extent p) {
-  if (is_tree_shaped(graph)) return eindecomp_tree(graph, p);
+Partitioning eindecomp(const Graph& graph, Extent p, CostModel model) {
+  if (is_tree_shaped(graph)) return eindecomp_tree(graph, p, model);
   // The refined linearization, and the same refinement started from every baseline's plan: the cheapest.
-  Search s(graph, p);
+  Search s(graph, p, model);
   const auto blocks = refinement_blocks(graph, linearize(s));
   refine(s, blocks);
   std::vector<int> best = s.choices();

@@ -10,17 +10,17 @@ namespace einrel::partition {
 bool is_tree_shaped(const Graph& graph);
 
 // The dynamic program of eindecomp.txt §8.2–8.3 over the topological order, back-tracked from the best
-// entry of every sink: the plan of least evaluate_cost total. Throws Error unless is_tree_shaped(graph).
-Partitioning eindecomp_tree(const Graph& graph, Extent p);
+// entry of every sink: the plan of least evaluate_cost total under `model`. Throws Error unless is_tree_shaped(graph).
+Partitioning eindecomp_tree(const Graph& graph, Extent p, CostModel model);
 
 // The linearization of eindecomp.txt §8.4 for any DAG (docs/planner.md): repeatedly the longest path of
 // unplanned vertices is optimized by the dynamic program and fixed. Edges to vertices fixed earlier are
 // costed exactly, edges to vertices planned later are left to them. With `refine`, sweeps then re-choose
 // each vertex's vector against its fixed neighbours while the total cost strictly falls.
-Partitioning eindecomp_linearized(const Graph& graph, Extent p, bool refine);
+Partitioning eindecomp_linearized(const Graph& graph, Extent p, CostModel model, bool refine);
 
 // The "eindecomp" planner: eindecomp_tree on tree-shaped graphs, else eindecomp_linearized with refinement.
-Partitioning eindecomp(const Graph& graph, Extent p);
+Partitioning eindecomp(const Graph& graph, Extent p, CostModel model);
 
 }  // namespace einrel::partition
 

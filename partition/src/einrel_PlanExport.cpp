@@ -35,7 +35,7 @@ std::string parts_list(const std::vector<Extent>& parts) {
 
 std::string headline(const Plan& plan) {
   return plan.planner + " plan for p = " + std::to_string(plan.procs) + ": predicted cost " +
-         short_number(plan.total_cost) + " floats";
+         short_number(plan.total_cost) + " floats (" + cost_model_name(plan.cost_model) + " cost model)";
 }
 
 }  // namespace
@@ -65,7 +65,8 @@ std::string plan_text(const Graph& graph, const Plan& plan) {
 std::string plan_json(const Graph& graph, const Plan& plan, const std::vector<std::string>& extra) {
   std::ostringstream j;
   j << "{\n  \"schema_version\": " << json_schema_version << ",\n  \"procs\": " << plan.procs << ",\n  \"planner\": \""
-    << plan.planner << "\",\n  \"total_cost\": " << full_number(plan.total_cost)
+    << plan.planner << "\",\n  \"cost_model\": \"" << cost_model_name(plan.cost_model)
+    << "\",\n  \"total_cost\": " << full_number(plan.total_cost)
     << ",\n  \"partitions_considered\": " << plan.partitions_considered << ",\n  \"nodes\": [";
   bool first = true;
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -128,7 +129,7 @@ std::string plan_dot(const Graph& graph, const Plan& plan) {
         continue;
       }
       g << parts_list(produced) << " -> " << parts_list(wanted) << "\\nrepartition "
-        << short_number(edge_cost(graph, plan.partitions, v, k)) << "\", color=red, penwidth=2];\n";
+        << short_number(edge_cost(graph, plan.partitions, v, k, plan.cost_model)) << "\", color=red, penwidth=2];\n";
     }
   }
   g << "}\n";

@@ -47,10 +47,10 @@ struct TableGroup {
 
 }  // namespace
 
-Candidates candidates(const Graph& graph, VertexId v, Extent p) {
+Candidates candidates(const Graph& graph, VertexId v, Extent p, CostModel model) {
   const ResolvedEinSum& resolved = graph.resolved(v);
   const EinSum& e = resolved.einsum();
-  const EinSumCost model(resolved);
+  const EinSumCost cost(resolved, model);
   Candidates cand;
   cand.d = viable(resolved, p);
   cand.operands.resize(e.arity());
@@ -61,7 +61,7 @@ Candidates candidates(const Graph& graph, VertexId v, Extent p) {
   std::unordered_map<std::uint64_t, int> output_index;
   std::vector<std::unordered_map<std::uint64_t, int>> operand_index(e.arity());
   for (const PartitionVector& d : cand.d) {
-    cand.local.push_back(model.join(d.parts()) + model.aggregation(d.parts()));
+    cand.local.push_back(cost.join(d.parts()) + cost.aggregation(d.parts()));
     cand.output_of.push_back(intern(d.parts(), output_at, cand.outputs, output_index));
     for (std::size_t k = 0; k < e.arity(); ++k)
       cand.operand_of[k].push_back(intern(d.parts(), operand_at[k], cand.operands[k], operand_index[k]));
@@ -70,13 +70,13 @@ Candidates candidates(const Graph& graph, VertexId v, Extent p) {
 }
 
 EdgeCosts::EdgeCosts(const Bound& bound, const std::vector<std::vector<Extent>>& produced,
-                     const std::vector<std::vector<Extent>>& required)
-    : bound_(bound), produced_(&produced), required_(&required) {}
+                     const std::vector<std::vector<Extent>>& required, CostModel model)
+    : bound_(bound), model_(model), produced_(&produced), required_(&required) {}
 
 double EdgeCosts::operator()(int produced, int required) const {
   if (cost_.empty()) cost_.assign(produced_->size() * required_->size(), std::nan(""));
   double& c = cost_[produced * required_->size() + required];
-  if (std::isnan(c)) c = repartition_cost(bound_, (*produced_)[produced], (*required_)[required]);
+  if (std::isnan(c)) c = repartition_cost(bound_, (*produced_)[produced], (*required_)[required], model_);
   return c;
 }
 
@@ -154,7 +154,7 @@ Table step(const Candidates& cand, const std::vector<Source>& sources, const std
   return t;
 }
 
-Search::Search(const Graph& graph, Extent p)
+Search::Search(const Graph& graph, Extent p, CostModel model)
     : graph_(graph),
       cand_(graph.size()),
       edges_(graph.size()),
@@ -162,14 +162,14 @@ Search::Search(const Graph& graph, Extent p)
       tables_(graph.size()),
       choice_(graph.size(), -1) {
   for (VertexId v = 0; v < graph.size(); ++v)
-    if (!graph.vertex(v).is_input()) cand_[v] = candidates(graph, v, p);
+    if (!graph.vertex(v).is_input()) cand_[v] = candidates(graph, v, p, model);
   for (VertexId v = 0; v < graph.size(); ++v)
     for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k) {
       const VertexId u = graph.vertex(v).inputs[k];
       consumers_[u].push_back({v, k});
       edges_[v].emplace_back();
       if (!graph.vertex(u).is_input())
-        edges_[v][k].emplace(graph.vertex(u).bound, cand_[u].outputs, cand_[v].operands[k]);
+        edges_[v][k].emplace(graph.vertex(u).bound, cand_[u].outputs, cand_[v].operands[k], model);
     }
 }
 

@@ -1,6 +1,7 @@
 #ifndef EINREL_PLANSEARCH_HPP
 #define EINREL_PLANSEARCH_HPP
 
+#include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_PartitionVector.hpp>
 
@@ -25,19 +26,20 @@ struct Candidates {
   std::vector<std::vector<int>> operand_of;                // per operand, per candidate: index into operands[k]
 };
 
-Candidates candidates(const Graph& graph, VertexId v, Extent p);
+Candidates candidates(const Graph& graph, VertexId v, Extent p, CostModel model);
 
 // The repartition costs of one edge, from each distinct output partition of the producer to each distinct
 // partition the consumer may require of that operand, computed on first use.
 class EdgeCosts {
  public:
   EdgeCosts(const Bound& bound, const std::vector<std::vector<Extent>>& produced,
-            const std::vector<std::vector<Extent>>& required);
+            const std::vector<std::vector<Extent>>& required, CostModel model);
   double operator()(int produced, int required) const;
   int num_required() const { return static_cast<int>(required_->size()); }
 
  private:
   Bound bound_;
+  CostModel model_;
   const std::vector<std::vector<Extent>>* produced_;
   const std::vector<std::vector<Extent>>* required_;
   mutable std::vector<double> cost_;  // NaN until computed
@@ -81,7 +83,7 @@ Table step(const Candidates& cand, const std::vector<Source>& sources, const std
 // Vertices are planned by the dynamic program, along paths or over a whole tree-shaped graph.
 class Search {
  public:
-  Search(const Graph& graph, Extent p);
+  Search(const Graph& graph, Extent p, CostModel model);
   Search(const Search&) = delete;  // edge costs point into the candidates
   Search& operator=(const Search&) = delete;
 

@@ -7,15 +7,18 @@
 namespace einrel::partition {
 namespace {
 
-using PlannerFunction = Partitioning (*)(const Graph&, Extent);
+using PlannerFunction = Partitioning (*)(const Graph&, Extent, CostModel);
 
 struct NamedPlanner {
   const char* name;
   PlannerFunction plan;
 };
 
-constexpr NamedPlanner planners[] = {
-    {"eindecomp", eindecomp}, {"sqrt", sqrt_baseline}, {"data", data_baseline}, {"greedy", greedy_baseline}};
+// sqrt and data follow fixed rules: no cost model.
+constexpr NamedPlanner planners[] = {{"eindecomp", eindecomp},
+                                     {"sqrt", [](const Graph& g, Extent p, CostModel) { return sqrt_baseline(g, p); }},
+                                     {"data", [](const Graph& g, Extent p, CostModel) { return data_baseline(g, p); }},
+                                     {"greedy", greedy_baseline}};
 
 }  // namespace
 
@@ -25,13 +28,13 @@ std::vector<std::string> planner_names() {
   return names;
 }
 
-Plan make_plan(const Graph& graph, Extent p, const std::string& planner) {
+Plan make_plan(const Graph& graph, Extent p, const std::string& planner, CostModel model) {
   check_procs(p);
   for (const NamedPlanner& named : planners) {
     if (planner != named.name) continue;
-    Partitioning chosen = named.plan(graph, p);
-    Plan plan{planner, p, std::move(chosen.partitions), {}, 0, chosen.partitions_considered};
-    plan.costs = evaluate_cost(graph, plan.partitions);
+    Partitioning chosen = named.plan(graph, p, model);
+    Plan plan{planner, model, p, std::move(chosen.partitions), {}, 0, chosen.partitions_considered};
+    plan.costs = evaluate_cost(graph, plan.partitions, model);
     for (const VertexCost& c : plan.costs) plan.total_cost += c.total();
     return plan;
   }

@@ -21,6 +21,7 @@ struct Partitioning {
 // A plan costed by evaluate_cost, the same model for every planner.
 struct Plan {
   std::string planner;
+  CostModel cost_model = CostModel::engine;
   Extent procs = 1;
   std::vector<PartitionVector> partitions;  // per vertex, empty for inputs
   std::vector<VertexCost> costs;            // per vertex, zero for inputs
@@ -31,9 +32,9 @@ struct Plan {
 // "eindecomp" (the default), then the baselines "sqrt", "data", "greedy" (docs/planner.md defines each).
 std::vector<std::string> planner_names();
 
-// Plans `graph` for p processors with the named planner. Throws Error naming the valid choices for an
-// unknown planner or a p that is not a power of two.
-Plan make_plan(const Graph& graph, Extent p, const std::string& planner);
+// Plans `graph` for p processors with the named planner, which minimises (and the plan is costed by) `model`.
+// Throws Error naming the valid choices for an unknown planner or a p that is not a power of two.
+Plan make_plan(const Graph& graph, Extent p, const std::string& planner, CostModel model = CostModel::engine);
 
 // The default p for `ranks` MPI ranks: the smallest power of two >= ranks.
 Extent procs_for_ranks(Extent ranks);

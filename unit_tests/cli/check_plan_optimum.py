@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Checks `einrel plan --format json` against an independent brute force of the DESIGN.md §5 cost model.
+"""Checks `einrel plan --format json` against an independent brute force of both cost models.
 
-On random tree-shaped graph files (every EinSum result read at most once; uneven extents) and p = 2..32:
-eindecomp's total_cost must equal the least total over every combination of viable partition vectors; every
-planner's nodes must hold viable vectors whose costs the model reproduces, summing to total_cost, and no
-baseline may beat eindecomp. The cost model is written here from the formulas, sharing no code with einrel:
-n_X = prod(b / d) with real division, join J (n_X + n_Y), aggregation (J / n_agg)(n_agg - 1) n_Z,
-repartition (n_c / n_int - 1)(n / n_c)(n_c + n_p) + [n_p != n_int] n_p n / n_c, inputs free.
+On random tree-shaped graph files (every EinSum result read at most once; uneven extents), p = 2..32 and
+each cost model: eindecomp's total_cost must equal the least total over every combination of viable
+partition vectors; every planner's nodes must hold viable vectors whose costs the model reproduces, summing
+to total_cost, and no baseline may beat eindecomp. The models are written here from their formulas
+(docs/planner.md), sharing no code with einrel: n_X = prod(b / d) with real division, N_X = prod(b),
+aggregation (J / n_agg)(n_agg - 1) n_Z in both, edges from graph inputs free in both;
+paper (DESIGN.md §5): join J (n_X + n_Y), repartition (n_c / n_int - 1)(n / n_c)(n_c + n_p)
+  + [n_p != n_int] n_p n / n_c;
+engine: join sum over operands of J n_X - N_X, repartition n (1 - n_int / n_p).
 """
 import argparse
 import itertools
@@ -20,6 +23,7 @@ import sys
 import numpy as np
 
 PLANNERS = ["eindecomp", "sqrt", "data", "greedy"]
+MODELS = ["engine", "paper"]
 EXTENTS = [1, 2, 3, 4, 5, 6, 8, 12, 16, 32]
 MAX_COMBINATIONS = 2_000_000
 
@@ -108,32 +112,37 @@ def block(shape, parts):
     return n
 
 
-def local_cost(node, d):
+def local_cost(node, d, model):
     joins = float(np.prod([d[c] for c in node.labels]))
-    join = joins * sum(block(op.shape, [d[c] for c in ls]) for ls, op in zip(node.ins, node.operands))
+    copies = [joins * block(op.shape, [d[c] for c in ls]) for ls, op in zip(node.ins, node.operands)]
+    if model == "engine":
+        copies = [c - float(np.prod(op.shape)) for c, op in zip(copies, node.operands)]
+    join = sum(copies)
     n_agg = float(np.prod([d[c] for c in node.labels if c not in node.out]))
     agg = joins / n_agg * (n_agg - 1) * block(node.shape, [d[c] for c in node.out])
     return join, agg
 
 
-def repartition(shape, producer, consumer):
+def repartition(shape, producer, consumer, model):
     n_p = block(shape, producer)
     n_c = block(shape, consumer)
     n_int = 1.0
     for b, dp, dc in zip(shape, producer, consumer):
         n_int *= min(b / dp, b / dc)
     n = float(np.prod(shape)) if shape else 1.0
+    if model == "engine":
+        return max(0.0, n * (1 - n_int / n_p))
     return (n_c / n_int - 1) * (n / n_c) * (n_c + n_p) + (n_p * n / n_c if n_p != n_int else 0.0)
 
 
-def edge_cost(node, k, d, producer_d):
+def edge_cost(node, k, d, producer_d, model):
     op = node.operands[k]
     if op.equation is None:
         return 0.0
-    return repartition(op.shape, [producer_d[c] for c in op.out], [d[c] for c in node.ins[k]])
+    return repartition(op.shape, [producer_d[c] for c in op.out], [d[c] for c in node.ins[k]], model)
 
 
-def optimum(nodes, p):
+def optimum(nodes, p, model):
     """Least total over all combinations (numpy broadcasting over one axis per EinSum vertex), or None."""
     einsums = [n for n in nodes if n.equation]
     choices = [viable(n, p) for n in einsums]
@@ -149,20 +158,21 @@ def optimum(nodes, p):
         return shape
 
     for i, (n, ds) in enumerate(zip(einsums, choices)):
-        local = np.array([sum(local_cost(n, d)) for d in ds])
+        local = np.array([sum(local_cost(n, d, model)) for d in ds])
         total = total + local.reshape(along((i, len(ds))))
         for k, op in enumerate(n.operands):
             if op.equation is None:
                 continue
             j = axis[op.name]
             # cost[producer choice, consumer choice] laid along axes j < i (producers come first)
-            cost = np.array([[edge_cost(n, k, d, dp) for d in ds] for dp in choices[j]])
+            cost = np.array([[edge_cost(n, k, d, dp, model) for d in ds] for dp in choices[j]])
             total = total + cost.reshape(along((j, len(choices[j])), (i, len(ds))))
     return float(total.min())
 
 
-def plan(args, graph, p, planner, launcher=()):
-    cmd = list(launcher) + [args.einrel, "plan", graph, "--format", "json", "--planner", planner]
+def plan(args, graph, p, planner, model, launcher=()):
+    cmd = list(launcher) + [args.einrel, "plan", graph, "--format", "json", "--planner", planner, "--cost-model",
+                            model]
     if p is not None:
         cmd += ["--procs", str(p)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
@@ -171,7 +181,7 @@ def plan(args, graph, p, planner, launcher=()):
     return json.loads(r.stdout)
 
 
-def check_nodes(nodes, p, result):
+def check_nodes(nodes, p, model, result):
     """The reported vectors are viable and the model reproduces the reported costs."""
     errors = []
     by_name = {n.name: n for n in nodes}
@@ -183,8 +193,8 @@ def check_nodes(nodes, p, result):
         if d not in viable(n, p):
             errors.append(f"{n.name}: {d} is not viable for p = {p}")
             continue
-        join, agg = local_cost(n, d)
-        rep = sum(edge_cost(n, k, d, chosen.get(op.name)) for k, op in enumerate(n.operands))
+        join, agg = local_cost(n, d, model)
+        rep = sum(edge_cost(n, k, d, chosen.get(op.name), model) for k, op in enumerate(n.operands))
         for key, want in (("join", join), ("agg", agg), ("repartition", rep)):
             if not np.isclose(entry["cost"][key], want, rtol=1e-12, atol=0):
                 errors.append(f"{n.name}: {key} {entry['cost'][key]} but the model gives {want}")
@@ -211,31 +221,34 @@ def main():
         path = os.path.join(args.work_dir, f"tree{g}.ein")
         with open(path, "w") as f:
             f.write(graph_text(nodes))
-        for p in (2, 4, 8, 16, 32):
-            best = optimum(nodes, p)
-            results = {name: plan(args, path, p, name) for name in PLANNERS}
+        for p, model in itertools.product((2, 4, 8, 16, 32), MODELS):
+            where = f"{path} p={p} {model} model"
+            best = optimum(nodes, p, model)
+            results = {name: plan(args, path, p, name, model) for name in PLANNERS}
             for name, result in results.items():
-                failures += [f"{path} p={p} {name}: {e}" for e in check_nodes(nodes, p, result)]
-                if result["procs"] != p or result["planner"] != name:
-                    failures.append(f"{path} p={p} {name}: header {result['procs']}, {result['planner']}")
+                failures += [f"{where} {name}: {e}" for e in check_nodes(nodes, p, model, result)]
+                if result["procs"] != p or result["planner"] != name or result["cost_model"] != model:
+                    failures.append(f"{where} {name}: header {result['procs']}, {result['planner']}, "
+                                    f"{result['cost_model']}")
                 if result["total_cost"] < results["eindecomp"]["total_cost"] * (1 - 1e-12):
-                    failures.append(f"{path} p={p}: {name} beats eindecomp")
+                    failures.append(f"{where}: {name} beats eindecomp")
             if best is None:
                 continue
             compared += 1
             got = results["eindecomp"]["total_cost"]
             if not np.isclose(got, best, rtol=1e-9, atol=1e-9):
-                failures.append(f"{path} p={p}: eindecomp total_cost {got}, brute-force optimum {best}")
+                failures.append(f"{where}: eindecomp total_cost {got}, brute-force optimum {best}")
             beaten += any(results[b]["total_cost"] > best * (1 + 1e-9) for b in PLANNERS[1:])
-    # Under mpiexec only rank 0 prints, and p defaults to the ranks rounded up to a power of two.
-    result = plan(args, path, None, "eindecomp", [args.mpiexec, "-n", "3"])
+    # Under mpiexec only rank 0 prints, and p defaults to the ranks rounded up to a power of two; the
+    # default model is the engine's.
+    result = plan(args, path, None, "eindecomp", "engine", [args.mpiexec, "-n", "3"])
     if result["procs"] != 4:
         failures.append(f"mpiexec -n 3: procs {result['procs']}, expected 4")
     for f in failures:
         print("FAIL", f)
-    print(f"{compared} (graph, p) pairs matched the brute-force optimum; "
+    print(f"{compared} (graph, p, model) triples matched the brute-force optimum; "
           f"in {beaten} of them some baseline was worse; {len(failures)} failures")
-    if compared < args.graphs * 3:
+    if compared < args.graphs * 6:
         print("FAIL too few pairs small enough for brute force")
         return 1
     return 1 if failures else 0

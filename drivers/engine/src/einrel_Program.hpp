@@ -57,6 +57,7 @@ LocalPiece<typename View::non_const_value_type, typename View::memory_space> loc
 struct ProgramOptions {
   std::optional<Extent> procs;        // p for the planner; default: the ranks rounded up to a power of two
   std::string planner = "eindecomp";  // eindecomp, sqrt, data or greedy
+  partition::CostModel cost_model = partition::CostModel::engine;
   redistribute::ExchangeLimits limits;
 };
 
@@ -85,7 +86,7 @@ class Program {
         graph_(std::move(graph)),
         limits_(options.limits),
         plan_(partition::make_plan(graph_, options.procs ? *options.procs : partition::procs_for_ranks(comm_.size()),
-                                   options.planner)),
+                                   options.planner, options.cost_model)),
         schedule_(graph_, plan_.partitions, comm_.size()),
         exchange_(comm_),
         bindings_(graph_.size()) {}
