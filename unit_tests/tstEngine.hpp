@@ -10,6 +10,7 @@
 #include <einrel_TestGraphs.hpp>
 #include <einrel_TestHelpers.hpp>
 #include <einrel_TestLayouts.hpp>
+#include <einrel_WarmMemory.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -63,19 +64,14 @@ Extent sum_over_ranks(const Communicator& comm, Extent mine) {
   return static_cast<Extent>(out);
 }
 
-// Runs g under `plan` on every rank of comm, checks every local output block against the unpartitioned
-// reference and the measured figures against the dry run, and returns what the run measured here.
+// Every local output block of `result` against the unpartitioned evaluation of `whole`.
 template <class Scalar>
-engine::EngineResult<TEST_MEMSPACE> check_engine(const Communicator& comm, const Graph& g,
-                                                 const std::vector<PartitionVector>& plan, unsigned seed, double tol,
-                                                 double lo = -1, double hi = 1) {
+void expect_reference_outputs(const Graph& g, const engine::Schedule& schedule,
+                              const engine::EngineResult<TEST_MEMSPACE>& result, const Values& whole, double tol) {
   using T = Tensor<Scalar, TEST_MEMSPACE>;
-  const engine::Schedule schedule(g, plan, comm.size());
-  const Values whole = whole_inputs<Scalar>(g, seed, lo, hi);
-  auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
   const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
   for (VertexId v : g.outputs()) {
-    SCOPED_TRACE(g.vertex(v).name + (g.vertex(v).is_input() ? " (input)" : " " + plan[v].str()));
+    SCOPED_TRACE(g.vertex(v).name + (g.vertex(v).is_input() ? " (input)" : " " + schedule.partitions()[v].str()));
     EXPECT_TRUE(result.values[v].has_value());
     if (!result.values[v]) continue;
     const auto& d = std::get<redistribute::DistributedTensorRelation<Scalar, TEST_MEMSPACE>>(*result.values[v]);
@@ -89,6 +85,18 @@ engine::EngineResult<TEST_MEMSPACE> check_engine(const Communicator& comm, const
       test::expect_all_close(tensor_to_host(block), want, tol);
     }
   }
+}
+
+// Runs g under `plan` on every rank of comm, checks every local output block against the unpartitioned
+// reference and the measured figures against the dry run, and returns what the run measured here.
+template <class Scalar>
+engine::EngineResult<TEST_MEMSPACE> check_engine(const Communicator& comm, const Graph& g,
+                                                 const std::vector<PartitionVector>& plan, unsigned seed, double tol,
+                                                 double lo = -1, double hi = 1) {
+  const engine::Schedule schedule(g, plan, comm.size());
+  const Values whole = whole_inputs<Scalar>(g, seed, lo, hi);
+  auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
+  expect_reference_outputs<Scalar>(g, schedule, result, whole, tol);
   const engine::Traffic dry = engine::dry_run(g, schedule);
   const engine::RankTraffic& predicted = dry.ranks[comm.rank()];
   EXPECT_EQ(result.traffic.floats_sent, predicted.floats_sent);
@@ -257,6 +265,34 @@ TEST(TEST_CATEGORY, NoRankHoldsAWholeOperand) {
   }
   const auto result = check_engine<double>(comm, g, plan.partitions, 4, 1e-12);
   EXPECT_LT(result.traffic.peak_block_bytes, 3u * 64 * 64 * 8);
+}
+
+// After engine::warm_memory the execution takes every block from the pool's cache and finds the exchange's
+// buffers grown: no fresh allocation, on plans that replicate, repartition, share producer blocks and
+// reduce, with one or several tuples per rank, and the same results.
+TEST(TEST_CATEGORY, WarmMemoryLeavesTheExecutionNothingToAllocate) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Graph g;
+  g.output(builders::matrix_chain_program(g, 40, true, Dtype::f64));
+  const int R = comm.size();
+  for (const std::string planner : {"eindecomp", "sqrt", "data"})
+    for (Extent p : {partition::procs_for_ranks(R), 2 * partition::procs_for_ranks(R)}) {
+      SCOPED_TRACE(planner + " p=" + std::to_string(p));
+      const engine::Schedule schedule(g, partition::make_plan(g, p, planner).partitions, R);
+      const Values whole = whole_inputs<double>(g, 5, -1, 1);
+      auto inputs = scatter<double>(comm, g, schedule, whole);
+      auto& pool = BlockPool<TEST_MEMSPACE>::instance();
+      pool.release_unused();
+      redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
+      engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule);
+      const std::size_t buffers = exchange.buffer_capacity_bytes();
+      pool.reset_statistics();
+      const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, std::move(inputs));
+      EXPECT_EQ(pool.statistics().fresh_allocations, 0);
+      EXPECT_GT(pool.statistics().reuses, 0);
+      EXPECT_EQ(exchange.buffer_capacity_bytes(), buffers);
+      expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
+    }
 }
 
 // A failure injected on one rank in any phase of the engine ends the run on every rank with its message.

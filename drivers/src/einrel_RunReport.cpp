@@ -61,7 +61,8 @@ std::string report_json(const RunReport& r) {
     << ",\n  \"check_max_relative_error\": " << (r.check_error ? json_number(*r.check_error) : "null")
     << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
-    << ",\n  \"input_seconds\": " << json_number(r.input_seconds) << ",\n  \"ranks\": " << ranks_json(r.ranks)
+    << ",\n  \"input_seconds\": " << json_number(r.input_seconds)
+    << ",\n  \"memory_seconds\": " << json_number(r.memory_seconds) << ",\n  \"ranks\": " << ranks_json(r.ranks)
     << ",\n  \"vertices\": [";
   for (std::size_t i = 0; i < r.vertices.size(); ++i) {
     const VertexReport& v = r.vertices[i];
@@ -114,7 +115,7 @@ void print_summary(const RunReport& r, std::ostream& out) {
         << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
   print_rank_table(r.ranks, out);
   out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
-      << " s), floats moved: " << r.floats_moved() << "\n";
+      << " s, memory: " << r.memory_seconds << " s), floats moved: " << r.floats_moved() << "\n";
   if (r.check_error)
     out << "  check: max relative error " << std::scientific << std::setprecision(2) << *r.check_error
         << " against the unpartitioned evaluation (tolerance " << *r.check_tolerance << ")\n";

@@ -32,8 +32,9 @@ struct RunReport {
   std::string planner;
   std::string cost_model;  // the model the planner minimised and predicted_cost is in
   Extent procs = 1;
-  double total_seconds = 0;  // evaluation of the graph, inputs loaded
-  double input_seconds = 0;  // reading (or generating) the inputs
+  double total_seconds = 0;   // evaluation of the graph, inputs loaded
+  double input_seconds = 0;   // reading (or generating) the inputs
+  double memory_seconds = 0;  // taking and touching the evaluation's block memory (engine::warm_memory)
   std::vector<VertexReport> vertices;
   std::optional<double> predicted_cost;  // none until a planner predicts one
   // --check: the largest normwise relative difference from the unpartitioned evaluation, and its bound

@@ -58,6 +58,20 @@ class Exchange {
   }
   void release_buffers() { send_ = receive_ = {}, send_host_ = receive_host_ = {}; }
 
+  // Local: grows the buffers to what executing `plan` on scalars of `scalar_bytes` needs and touches every
+  // page of them, so that execute neither allocates nor first-touches (einrel::engine::warm_memory).
+  template <class ExecutionSpace>
+  void prepare(const ExecutionSpace& exec, const RedistributionPlan& plan, std::size_t scalar_bytes) {
+    const auto [send_bytes, receive_bytes] = buffer_bytes(plan, scalar_bytes);
+    grow_and_touch(exec, send_, send_bytes, "einrel::exchange/send");
+    grow_and_touch(exec, receive_, receive_bytes, "einrel::exchange/receive");
+    if constexpr (!direct) {
+      const Kokkos::DefaultHostExecutionSpace host;
+      grow_and_touch(host, send_host_, send_bytes, "einrel::exchange/send_host");
+      grow_and_touch(host, receive_host_, receive_bytes, "einrel::exchange/receive_host");
+    }
+  }
+
   // Collective over the communicator: every rank calls it with its own plan of the same two layouts.
   // `source` holds this rank's blocks of plan.from(), `target` this rank's blocks of plan.to(), keyed by
   // grid keys; target elements are overwritten, source blocks are only read. Returns after the target
@@ -72,12 +86,27 @@ class Exchange {
   using host_bytes_view = Kokkos::View<char*, Kokkos::HostSpace>;
 
   // Grows v to `bytes`; large host buffers get huge pages before their first touch (advise_huge_pages).
+  // Returns whether it allocated.
   template <class View>
-  static void reserve(View& v, std::size_t bytes, const char* label) {
-    if (v.extent(0) >= bytes) return;
+  static bool reserve(View& v, std::size_t bytes, const char* label) {
+    if (v.extent(0) >= bytes) return false;
     v = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), bytes);
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
       advise_huge_pages(v.data(), bytes);
+    return true;
+  }
+  template <class ExecutionSpace, class View>
+  static void grow_and_touch(const ExecutionSpace& exec, View& v, std::size_t bytes, const char* label) {
+    if (reserve(v, bytes, label)) Kokkos::deep_copy(exec, v, char(0));
+  }
+  // The bytes of the largest round of `plan` in each direction: (send, receive).
+  static std::pair<std::size_t, std::size_t> buffer_bytes(const RedistributionPlan& plan, std::size_t scalar_bytes) {
+    std::size_t send = 0, receive = 0;
+    for (const Round& r : plan.rounds()) {
+      send = std::max(send, static_cast<std::size_t>(r.send_elements) * scalar_bytes);
+      receive = std::max(receive, static_cast<std::size_t>(r.receive_elements) * scalar_bytes);
+    }
+    return {send, receive};
   }
 
   Communicator comm_;
@@ -143,11 +172,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
   stats.local_elements = plan.local_elements();
   stats.rounds = static_cast<int>(plan.rounds().size());
   stats.peak_buffer_bytes = plan.peak_buffer_elements() * sizeof(Scalar) * (direct ? 1 : 2);
-  std::size_t send_bytes = 0, receive_bytes = 0;  // the largest round of each direction
-  for (const Round& r : plan.rounds()) {
-    send_bytes = std::max(send_bytes, static_cast<std::size_t>(r.send_elements) * sizeof(Scalar));
-    receive_bytes = std::max(receive_bytes, static_cast<std::size_t>(r.receive_elements) * sizeof(Scalar));
-  }
+  const auto [send_bytes, receive_bytes] = buffer_bytes(plan, sizeof(Scalar));
   reserve(send_, send_bytes, "einrel::exchange/send");
   reserve(receive_, receive_bytes, "einrel::exchange/receive");
   if constexpr (!direct) {
