@@ -18,6 +18,29 @@ TEST(TEST_CATEGORY, SizeClassesWasteAtMostAnEighth) {
   }
 }
 
+// The peak of the bytes the pool holds: fresh buffers raise it, reuse does not, releasing lowers what is
+// held but not the peak; a reset restarts it from what is held.
+TEST(TEST_CATEGORY, PeakBytesHeldFollowsFreshAllocationsAndReleases) {
+  Pool& pool = Pool::instance();
+  pool.release_unused();
+  pool.reset_statistics();
+  const std::size_t base = pool.statistics().bytes_held;  // blocks other tests still hold
+  EXPECT_EQ(pool.statistics().peak_bytes_held, base);
+  const std::size_t one = Pool::size_class(5000) * sizeof(double);
+  {
+    const auto a = Tensor<double, TEST_MEMSPACE>::uninitialized("a", {5000});
+    const auto b = Tensor<double, TEST_MEMSPACE>::uninitialized("b", {5000});
+  }
+  EXPECT_EQ(pool.statistics().peak_bytes_held, base + 2 * one);
+  { const auto c = Tensor<double, TEST_MEMSPACE>::uninitialized("c", {5000}); }
+  EXPECT_EQ(pool.statistics().peak_bytes_held, base + 2 * one);  // reused
+  pool.release_unused();
+  EXPECT_EQ(pool.statistics().bytes_held, base);
+  EXPECT_EQ(pool.statistics().peak_bytes_held, base + 2 * one);
+  pool.reset_statistics();
+  EXPECT_EQ(pool.statistics().peak_bytes_held, base);
+}
+
 TEST(TEST_CATEGORY, FreedBlocksAreReusedAndLiveOnesAreNot) {
   Pool& pool = Pool::instance();
   pool.release_unused();

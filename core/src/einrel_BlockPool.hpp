@@ -3,6 +3,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -24,6 +25,7 @@ struct PoolStatistics {
   long long reuses = 0;             // requests served by a cached buffer
   std::size_t bytes_held = 0;       // all buffers the pool holds now, in use or free
   std::size_t bytes_in_use = 0;     // buffers some block still uses
+  std::size_t peak_bytes_held = 0;  // the most bytes_held has been (since creation or the reset)
 };
 
 // A caching pool of block memory for one memory space: the memory every einrel block (Tensor::uninitialized,
@@ -64,6 +66,8 @@ class BlockPool {
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
       advise_huge_pages(buffers.back().data(), elements * sizeof(Scalar));
     ++stats_.fresh_allocations;
+    held_bytes_ += elements * sizeof(Scalar);
+    stats_.peak_bytes_held = std::max(stats_.peak_bytes_held, held_bytes_);
     return Kokkos::subview(buffers.back(), std::make_pair(std::size_t(0), n));
   }
 
@@ -76,9 +80,11 @@ class BlockPool {
     });
     return s;
   }
+  // Zeroes the counts; the peak restarts from the bytes held now.
   void reset_statistics() {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_ = {};
+    stats_.peak_bytes_held = held_bytes_;
   }
 
   std::size_t cache_limit() const { return cache_limit_; }
@@ -112,6 +118,7 @@ class BlockPool {
       std::lock_guard<std::mutex> lock(pool->mutex_);
       pool->floats_.clear();
       pool->doubles_.clear();
+      pool->held_bytes_ = 0;
     });
     return pool;
   }
@@ -143,6 +150,7 @@ class BlockPool {
         for (std::size_t i = list.size(); i-- > 0 && free_bytes > keep;)
           if (list[i].use_count() == 1) {
             free_bytes -= it->first * element_bytes;
+            held_bytes_ -= it->first * element_bytes;
             list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
           }
       }
@@ -156,6 +164,7 @@ class BlockPool {
   Lists<float> floats_;
   Lists<double> doubles_;
   PoolStatistics stats_;
+  std::size_t held_bytes_ = 0;  // bytes_held, kept up to date for the peak
   std::size_t cache_limit_;
 };
 

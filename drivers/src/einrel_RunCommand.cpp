@@ -215,7 +215,7 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
 
 // Collective: the run's figures from every rank, complete on rank 0.
 RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptions& options,
-                        const engine::EngineResult<Memory>& result) {
+                        const engine::EngineResult<Memory>& result, std::size_t peak_allocated_bytes) {
   const Graph& graph = s.graph;
   const std::size_t n = graph.size();
   std::vector<long long> moved(n), moved_sum(n);
@@ -232,10 +232,11 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   complete(MPI_Ireduce(seconds.data(), seconds_max.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MAX, 0, comm.get(),
                        &request),
            request, "MPI_Ireduce");
-  const long long mine[4] = {result.traffic.floats_sent, result.traffic.floats_received,
-                             static_cast<long long>(result.traffic.peak_block_bytes), result.traffic.tuples};
-  std::vector<long long> all(4 * static_cast<std::size_t>(comm.size()));
-  complete(MPI_Igather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, 0, comm.get(), &request), request,
+  const long long mine[5] = {result.traffic.floats_sent, result.traffic.floats_received,
+                             static_cast<long long>(result.traffic.peak_block_bytes), result.traffic.tuples,
+                             static_cast<long long>(peak_allocated_bytes)};
+  std::vector<long long> all(5 * static_cast<std::size_t>(comm.size()));
+  complete(MPI_Igather(mine, 5, MPI_LONG_LONG, all.data(), 5, MPI_LONG_LONG, 0, comm.get(), &request), request,
            "MPI_Igather");
 
   RunReport report;
@@ -248,8 +249,9 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   report.predicted_cost = s.plan.total_cost;
   report.procs = s.plan.procs;
   for (int r = 0; r < comm.size(); ++r) {
-    const long long* x = &all[4 * static_cast<std::size_t>(r)];
+    const long long* x = &all[5 * static_cast<std::size_t>(r)];
     report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3]});
+    report.peak_allocated_bytes.push_back(static_cast<std::size_t>(x[4]));
     if (x[3] > 0) ++report.computing_ranks;
   }
   for (VertexId v = 0; v < n; ++v) {
@@ -302,6 +304,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   // Wall-clock phase timers (MPI_Wtime underneath).
   Teuchos::Time read_timer("einrel run: inputs"), warm_timer("einrel run: memory"),
       eval_timer("einrel run: evaluation"), write_timer("einrel run: outputs");
+  BlockPool<Memory>::instance().reset_statistics();
   Values inputs;
   {
     Teuchos::TimeMonitor timing(read_timer);
@@ -329,7 +332,10 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
     Teuchos::TimeMonitor timing(eval_timer);
     result = engine::execute(Exec{}, exchange, s.graph, *s.schedule, std::move(inputs), engine_options);
   }
-  RunReport report = gather_report(comm, s, options, *result);
+  // What the allocator held at most: pooled blocks (cached ones included) and the exchange's buffers.
+  const std::size_t allocated =
+      BlockPool<Memory>::instance().statistics().peak_bytes_held + exchange.buffer_capacity_bytes();
+  RunReport report = gather_report(comm, s, options, *result, allocated);
   const double mine[3] = {eval_timer.totalElapsedTime(), read_timer.totalElapsedTime(), warm_timer.totalElapsedTime()};
   double slowest[3];  // over the ranks
   MPI_Request request;

@@ -40,13 +40,16 @@ Extent RunReport::floats_moved() const {
   return n;
 }
 
-std::string ranks_json(const std::vector<engine::RankTraffic>& ranks) {
+std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated) {
   std::ostringstream j;
   j << "[";
-  for (std::size_t r = 0; r < ranks.size(); ++r)
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
     j << (r ? "," : "") << "\n    {\"rank\": " << r << ", \"floats_sent\": " << ranks[r].floats_sent
       << ", \"floats_received\": " << ranks[r].floats_received
-      << ", \"peak_block_bytes\": " << ranks[r].peak_block_bytes << ", \"tuples\": " << ranks[r].tuples << "}";
+      << ", \"peak_block_bytes\": " << ranks[r].peak_block_bytes << ", \"tuples\": " << ranks[r].tuples;
+    if (allocated.size() == ranks.size()) j << ", \"peak_allocated_bytes\": " << allocated[r];
+    j << "}";
+  }
   j << (ranks.empty() ? "]" : "\n  ]");
   return j.str();
 }
@@ -62,8 +65,8 @@ std::string report_json(const RunReport& r) {
     << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
     << ",\n  \"input_seconds\": " << json_number(r.input_seconds)
-    << ",\n  \"memory_seconds\": " << json_number(r.memory_seconds) << ",\n  \"ranks\": " << ranks_json(r.ranks)
-    << ",\n  \"vertices\": [";
+    << ",\n  \"memory_seconds\": " << json_number(r.memory_seconds)
+    << ",\n  \"ranks\": " << ranks_json(r.ranks, r.peak_allocated_bytes) << ",\n  \"vertices\": [";
   for (std::size_t i = 0; i < r.vertices.size(); ++i) {
     const VertexReport& v = r.vertices[i];
     j << (i ? "," : "") << "\n    {\"name\": " << json_string(v.name) << ", \"equation\": " << json_string(v.equation)
@@ -114,6 +117,9 @@ void print_summary(const RunReport& r, std::ostream& out) {
         << to_string(v.bound) << std::setw(20) << v.partition << std::right << std::setw(12) << std::fixed
         << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
   print_rank_table(r.ranks, out);
+  if (!r.peak_allocated_bytes.empty())
+    out << "  peak allocated bytes (blocks, cached blocks, exchange buffers): "
+        << *std::max_element(r.peak_allocated_bytes.begin(), r.peak_allocated_bytes.end()) << " on the busiest rank\n";
   out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
       << " s, memory: " << r.memory_seconds << " s), floats moved: " << r.floats_moved() << "\n";
   if (r.check_error)

@@ -113,6 +113,8 @@ class Checker:
         if procs == R and report["cost_model"] == "paper":
             self.expect(report["floats_moved"] <= report["predicted_cost"],
                         f"{label}: p = R: floats moved {report['floats_moved']} <= predicted {report['predicted_cost']}")
+        self.expect(all(r["peak_allocated_bytes"] >= r["peak_block_bytes"] for r in report["ranks"]),
+                    f"{label}: every rank's peak_allocated_bytes >= its peak_block_bytes")
         self.moved_somewhere |= report["floats_moved"] > 0
         fields = ("floats_sent", "floats_received", "peak_block_bytes")
         measured = [{k: r[k] for k in fields} for r in report["ranks"]]
