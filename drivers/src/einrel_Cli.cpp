@@ -20,26 +20,30 @@ constexpr const char* usage = R"(usage: einrel <command> [options]
 commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
-      [--comm-buffer-limit BYTES]
+      [--comm-buffer-limit BYTES] [--memory-limit BYTES]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
       graph's inputs, or the datasets --bind names (repeatable), each rank reading only its own blocks;
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
       the input and the element's index. Outputs are written collectively as root datasets of OUT.h5
       named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
       (a power of two; default: the number of ranks rounded up to one) as the planner chooses (default
-      eindecomp) under the cost model (default engine: what einrel moves; paper: eindecomp.txt's). --check also evaluates on one rank without partitioning and fails if the results
-      differ by more than rounding. --progress prints each finished vertex on rank 0 (stderr).
-      --comm-buffer-limit caps the send + receive buffers of one exchange round.
+      eindecomp) under the cost model (default engine: what einrel moves; paper: eindecomp.txt's).
+      --check also evaluates on one rank without partitioning and fails if the results differ by more
+      than rounding. --progress prints each finished vertex on rank 0 (stderr). --comm-buffer-limit caps
+      the send + receive buffers of one exchange round. --memory-limit picks a plan whose block bytes
+      per rank (the dry run's estimate) fit, or fails naming the shortfall.
   matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
+      [--memory-limit BYTES]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--cost-model engine|paper]
-      [--format text|json|dot]
+      [--memory-limit BYTES] [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
       of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per
       rank floats sent and received, peak block bytes), computed without data or MPI.
-      --format dot draws the plan for Graphviz.
+      --memory-limit as for run, on R ranks (default: the ranks started). --format dot draws the plan
+      for Graphviz.
 
 options:
   -h, --help      this text
@@ -151,9 +155,10 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
       rest.push_back(args[i]);
     }
   }
-  const ParsedArgs p =
-      parse_args(rest, {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit"},
-                 {"check", "progress", "bind"}, "run");
+  const ParsedArgs p = parse_args(
+      rest,
+      {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit"},
+      {"check", "progress", "bind"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
   options.graph = graph_argument(p, "run");
@@ -164,6 +169,8 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
   if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
+  if (auto limit = option(p, "memory-limit"))
+    options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
   options.check = option(p, "check").has_value();
   options.progress = option(p, "progress").has_value();
   options.bind = binds;
@@ -173,9 +180,10 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
 }
 
 void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p =
-      parse_args(args, {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit"},
-                 {"skewed", "check", "progress"}, "matrix-chain");
+  const ParsedArgs p = parse_args(
+      args,
+      {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit", "memory-limit"},
+      {"skewed", "check", "progress"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
   if (!scale) throw Error("matrix-chain needs --scale S");
@@ -193,6 +201,8 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
   if (auto procs = option(p, "procs")) run.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) run.planner = *planner;
   if (auto model = option(p, "cost-model")) run.cost_model = partition::parse_cost_model(*model);
+  if (auto limit = option(p, "memory-limit"))
+    run.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
   run.report = option(p, "report");
   run.check = option(p, "check").has_value();
   run.progress = option(p, "progress").has_value();
@@ -202,12 +212,15 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
 }
 
 void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(args, {"procs", "planner", "cost-model", "format", "ranks"}, {}, "plan");
+  const ParsedArgs p =
+      parse_args(args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit"}, {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
   if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
+  if (auto limit = option(p, "memory-limit"))
+    options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
   if (auto format = option(p, "format")) options.format = *format;
   if (auto ranks = option(p, "ranks")) {
     const std::int64_t r = parse_positive(*ranks, "ranks");

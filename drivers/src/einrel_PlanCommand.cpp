@@ -1,6 +1,7 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_GraphFile.hpp>
+#include <einrel_MemoryFit.hpp>
 #include <einrel_PlanCommand.hpp>
 #include <einrel_PlanExport.hpp>
 #include <einrel_RunReport.hpp>
@@ -18,7 +19,8 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   MPI_Comm_size(comm, &size);
   const Graph graph = read_graph_file(options.graph);
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(options.ranks.value_or(size));
-  const partition::Plan plan = partition::make_plan(graph, procs, options.planner, options.cost_model);
+  const partition::Plan plan = engine::plan_within_memory(
+      graph, options.ranks.value_or(size), {procs, options.planner, options.cost_model}, options.memory_limit);
   std::optional<engine::Traffic> dry;
   if (options.ranks) dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks));
   if (rank != 0) return;

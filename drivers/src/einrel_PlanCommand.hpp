@@ -18,8 +18,9 @@ struct PlanOptions {
   std::optional<std::int64_t> procs;  // p, a power of two; default: the ranks rounded up to a power of two
   std::string planner = "eindecomp";  // partition::planner_names()
   partition::CostModel cost_model = partition::CostModel::engine;
-  std::string format = "text";  // text, json or dot
-  std::optional<int> ranks;     // add the engine's dry run for this many ranks
+  std::string format = "text";              // text, json or dot
+  std::optional<int> ranks;                 // add the engine's dry run for this many ranks
+  std::optional<std::size_t> memory_limit;  // block bytes per rank on `ranks` (default: the MPI ranks)
 };
 
 // Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on

@@ -4,6 +4,7 @@
 #include <einrel_Evaluator.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_MemoryFit.hpp>
 #include <einrel_ParallelHdf5.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
@@ -70,7 +71,8 @@ Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
       }
     }
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
-  s.plan = partition::make_plan(s.graph, procs, options.planner, options.cost_model);
+  s.plan = engine::plan_within_memory(s.graph, comm.size(), {procs, options.planner, options.cost_model},
+                                      options.memory_limit);
   s.schedule.emplace(s.graph, s.plan.partitions, comm.size());
   if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
     s.failure = engine::parse_failure_injection(inject);

@@ -20,10 +20,14 @@ std::vector<std::vector<Extent>> blocks_by_rank(const BlockLayout& layout) {
 
 Extent block_size(const BlockGrid& grid, Extent b) { return grid.box(grid.key(b)).size(); }
 
-// One rank's block bytes: the current total and its high-water mark.
+// One rank's block bytes: the current total, its high-water mark and the vertex running when it was reached.
 struct Held {
   std::size_t bytes = 0, peak = 0;
-  void add(std::size_t n) { peak = std::max(peak, bytes += n); }
+  VertexId peak_vertex = 0;
+  void add(std::size_t n, VertexId during) {
+    bytes += n;
+    if (bytes > peak) peak = bytes, peak_vertex = during;
+  }
   void remove(std::size_t n) { bytes -= n; }
 };
 
@@ -31,7 +35,7 @@ struct Held {
 
 Traffic dry_run(const Graph& graph, const Schedule& schedule) {
   const int R = schedule.ranks();
-  Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0)};
+  Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0), std::vector<VertexId>(R, 0)};
   std::vector<Held> held(R);
   std::vector<int> uses(graph.size());
   // The bytes of each live value on each rank.
@@ -54,7 +58,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
     uses[v] = schedule.uses(v);
     if (!graph.vertex(v).is_input()) continue;
     value_bytes[v] = bytes_on_ranks(v);
-    for (int r = 0; r < R; ++r) held[r].add(value_bytes[v][r]);
+    for (int r = 0; r < R; ++r) held[r].add(value_bytes[v][r], v);
   }
   for (VertexId v = 0; v < graph.size(); ++v)
     if (graph.vertex(v).is_input()) release_if_dead(v);
@@ -93,7 +97,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
         moved += volumes.sent[r];
       }
     }
-    for (int r = 0; r < R; ++r) held[r].add(operand_bytes[r]);
+    for (int r = 0; r < R; ++r) held[r].add(operand_bytes[r], v);
     // A producer released here leaves its shared blocks to the operands.
     std::set<VertexId> producers(vertex.inputs.begin(), vertex.inputs.end());
     for (VertexId in : vertex.inputs) --uses[in];
@@ -116,7 +120,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
       traffic.ranks[r].tuples += last - first;
       for (Extent t = first; t < last; ++t) {
         const Extent g = vs.output_block(t);
-        if (g != partial) held[r].add(block_size(out, g) * element);  // later tuples of g accumulate into it
+        if (g != partial) held[r].add(block_size(out, g) * element, v);  // later tuples of g accumulate into it
         partial = g;
       }
       held[r].remove(operand_bytes[r]);
@@ -134,13 +138,16 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
       }
     }
     for (int r = 0; r < R; ++r) {
-      held[r].add(receive_bytes[r]);
+      held[r].add(receive_bytes[r], v);
       held[r].remove(receive_bytes[r] + sent_bytes[r]);
     }
     value_bytes[v] = bytes_on_ranks(v);
     release_if_dead(v);
   }
-  for (int r = 0; r < R; ++r) traffic.ranks[r].peak_block_bytes = held[r].peak;
+  for (int r = 0; r < R; ++r) {
+    traffic.ranks[r].peak_block_bytes = held[r].peak;
+    traffic.peak_vertex[r] = held[r].peak_vertex;
+  }
   return traffic;
 }
 

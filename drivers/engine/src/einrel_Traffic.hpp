@@ -2,6 +2,7 @@
 #define EINREL_TRAFFIC_HPP
 
 #include <einrel_Bound.hpp>
+#include <einrel_Graph.hpp>
 
 #include <cstddef>
 #include <vector>
@@ -24,6 +25,9 @@ struct RankTraffic {
 struct Traffic {
   std::vector<RankTraffic> ranks;
   std::vector<Extent> floats_moved;
+  // Dry run only: per rank, the vertex during which its block bytes peaked (an input: while inputs are
+  // placed).
+  std::vector<VertexId> peak_vertex;
 };
 
 }  // namespace einrel::engine

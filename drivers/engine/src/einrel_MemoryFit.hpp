@@ -1,0 +1,32 @@
+#ifndef EINREL_MEMORYFIT_HPP
+#define EINREL_MEMORYFIT_HPP
+
+#include <einrel_CostModel.hpp>
+#include <einrel_Graph.hpp>
+#include <einrel_Planner.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace einrel::engine {
+
+// What a caller asks the planner for.
+struct PlanRequest {
+  Extent procs = 1;
+  std::string planner = "eindecomp";
+  partition::CostModel cost_model = partition::CostModel::engine;
+};
+
+// The plan to run on `ranks` ranks. Without a limit: make_plan as requested. With `memory_limit` (block
+// bytes per rank, as the engine's peak_block_bytes counts them, estimated by the dry run, the one
+// estimator): the requested plan if its busiest rank fits; else, of every planner's plan at p, 2p and 4p,
+// the one of least predicted cost that fits (ties: that order, requested planner first) — a heuristic on
+// top of the planners (docs/planner.md "Memory limit"). Throws Error when none fits, naming the plan that
+// comes closest, its rank and vertex, and the bytes missing.
+partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
+                                   std::optional<std::size_t> memory_limit);
+
+}  // namespace einrel::engine
+
+#endif
