@@ -143,6 +143,28 @@ std::int64_t parse_positive(const std::string& s, const std::string& name) {
   return *value;
 }
 
+// The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit.
+template <class Options>
+void read_planning_options(const ParsedArgs& p, Options& options) {
+  if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
+  if (auto planner = option(p, "planner")) options.planner = *planner;
+  if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
+  if (auto limit = option(p, "memory-limit"))
+    options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
+}
+
+// What `run` and `matrix-chain` share beyond planning: --random, --report, --check, --progress,
+// --comm-buffer-limit.
+void read_run_options(const ParsedArgs& p, RunOptions& options) {
+  read_planning_options(p, options);
+  if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
+  options.report = option(p, "report");
+  options.check = option(p, "check").has_value();
+  options.progress = option(p, "progress").has_value();
+  if (auto limit = option(p, "comm-buffer-limit"))
+    options.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+}
+
 void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
   // --bind may repeat: each occurrence is parsed on its own.
   std::vector<std::string> rest, binds;
@@ -164,18 +186,8 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   options.graph = graph_argument(p, "run");
   options.input = option(p, "input");
   options.output = option(p, "output");
-  options.report = option(p, "report");
-  if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
-  if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
-  if (auto planner = option(p, "planner")) options.planner = *planner;
-  if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
-  if (auto limit = option(p, "memory-limit"))
-    options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
-  options.check = option(p, "check").has_value();
-  options.progress = option(p, "progress").has_value();
+  read_run_options(p, options);
   options.bind = binds;
-  if (auto limit = option(p, "comm-buffer-limit"))
-    options.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
   run_graph(comm, options, out);
 }
 
@@ -196,18 +208,8 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
   }
   RunOptions& run = options.run;
   run.graph = std::string("matrix-chain ") + (options.skewed ? "skewed" : "square") + " S=" + *scale;
-  run.random_seed = 1;
-  if (auto seed = option(p, "random")) run.random_seed = parse_seed(*seed);
-  if (auto procs = option(p, "procs")) run.procs = parse_procs(*procs);
-  if (auto planner = option(p, "planner")) run.planner = *planner;
-  if (auto model = option(p, "cost-model")) run.cost_model = partition::parse_cost_model(*model);
-  if (auto limit = option(p, "memory-limit"))
-    run.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
-  run.report = option(p, "report");
-  run.check = option(p, "check").has_value();
-  run.progress = option(p, "progress").has_value();
-  if (auto limit = option(p, "comm-buffer-limit"))
-    run.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+  run.random_seed = 1;  // --random overrides it
+  read_run_options(p, run);
   run_matrix_chain(comm, options, out);
 }
 
@@ -216,11 +218,7 @@ void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out
       parse_args(args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit"}, {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
-  if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
-  if (auto planner = option(p, "planner")) options.planner = *planner;
-  if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
-  if (auto limit = option(p, "memory-limit"))
-    options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
+  read_planning_options(p, options);
   if (auto format = option(p, "format")) options.format = *format;
   if (auto ranks = option(p, "ranks")) {
     const std::int64_t r = parse_positive(*ranks, "ranks");

@@ -14,14 +14,18 @@ double product(const std::vector<Extent>& parts) {
 
 }  // namespace
 
-std::vector<std::string> cost_model_names() { return {"engine", "paper"}; }
+std::vector<std::string> cost_model_names() { return {"engine", "paper"}; }  // in CostModel's order
 
-std::string cost_model_name(CostModel model) { return model == CostModel::engine ? "engine" : "paper"; }
+std::string cost_model_name(CostModel model) { return cost_model_names()[static_cast<std::size_t>(model)]; }
 
 CostModel parse_cost_model(const std::string& name) {
-  if (name == "engine") return CostModel::engine;
-  if (name == "paper") return CostModel::paper;
-  throw Error("unknown cost model '" + name + "' (available: engine, paper)");
+  const std::vector<std::string> names = cost_model_names();
+  std::string choices;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (name == names[k]) return static_cast<CostModel>(k);
+    choices += (k ? ", " : "") + names[k];
+  }
+  throw Error("unknown cost model '" + name + "' (available: " + choices + ")");
 }
 
 double EinSumCost::Tensor::size() const {

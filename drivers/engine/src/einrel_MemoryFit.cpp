@@ -33,6 +33,7 @@ partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequ
   partition::Plan closest_plan = requested;
   for (Extent p : {request.procs, 2 * request.procs, 4 * request.procs})
     for (const std::string& planner : planners) {
+      if (p == request.procs && planner == request.planner) continue;  // `requested`, which does not fit
       partition::Plan plan = partition::make_plan(graph, p, planner, request.cost_model);
       const Estimate e = estimate(plan);
       if (e.peak <= *memory_limit) {
