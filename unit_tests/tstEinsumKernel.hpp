@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 namespace {
@@ -134,6 +135,52 @@ void check_all_maps() {
 
 TEST(TEST_CATEGORY, EinsumEveryMapF64) { check_all_maps<double>(); }
 TEST(TEST_CATEGORY, EinsumEveryMapF32) { check_all_maps<float>(); }
+
+// Element-wise EinSums take the row kernel: every join, rows longer than one piece of it (2048) with a
+// ragged end, operands read across their rows (transposed) or broadcast, maps after the join.
+template <class Scalar>
+void check_elementwise_joins() {
+  const std::vector<JoinOp> joins = {JoinOp::mul, JoinOp::add, JoinOp::sub,    JoinOp::div,
+                                     JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff};
+  unsigned seed = 500;
+  for (const Case& c : {Case{"ij,j->ij", {{3, 4100}, {4100}}}, Case{"ij,ji->ij", {{7, 9}, {9, 7}}},
+                        Case{"ij,i->ji", {{5, 2049}, {5}}}, Case{"bij,b->bij", {{2, 3, 4}, {2}}}})
+    for (JoinOp join : joins) {
+      EinSum e = EinSum::parse(c.equation, 2);
+      e.join = join;
+      check_einsum<Scalar>(e, c.bounds, seed++, 0.5, 1.5);
+      e.map = {MapKind::relu, 0};
+      check_einsum<Scalar>(e, c.bounds, seed++);
+    }
+  EinSum transpose = EinSum::parse("ij->ji", 1);
+  transpose.map = {MapKind::scale, 3};
+  check_einsum<Scalar>(transpose, {{2100, 3}}, seed++);
+}
+
+TEST(TEST_CATEGORY, ElementwiseRowsEveryJoinF64) { check_elementwise_joins<double>(); }
+TEST(TEST_CATEGORY, ElementwiseRowsEveryJoinF32) { check_elementwise_joins<float>(); }
+
+// With Z = X (labels in X's order), an element-wise EinSum overwrites its first operand: what the engine
+// does when that operand dies at the vertex.
+TEST(TEST_CATEGORY, ElementwiseInPlace) {
+  const Bound b{6, 2500};
+  const std::vector<double> xs = test::random_values<double>(b, 11, -1, 1),
+                            bias = test::random_values<double>({2500}, 12, -1, 1);
+  TEST_EXECSPACE exec;
+  EinSum e = EinSum::parse("ij,j->ij", 2);
+  e.join = JoinOp::add;
+  e.map = {MapKind::relu, 0};
+  const auto x = tensor_from_host<TEST_MEMSPACE>("x", b, xs);
+  const auto y = tensor_from_host<TEST_MEMSPACE>("y", {2500}, bias);
+  kernels::einsum(exec, e, x, std::optional{y}, x);
+  EinSum unary = EinSum::parse("ij->ij", 1);
+  unary.map = {MapKind::scale, 0.5};
+  kernels::einsum(exec, unary, x, {}, x);
+  exec.fence();
+  std::vector<double> expected(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) expected[i] = 0.5 * std::max(xs[i] + bias[i % 2500], 0.0);
+  test::expect_all_close(tensor_to_host(x), expected, 1e-15);
+}
 
 template <class Scalar>
 void check_accumulate(AggOp agg) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace einrel {
 
@@ -115,6 +116,65 @@ KOKKOS_INLINE_FUNCTION S apply_map(const MapOp& map, S x) {
       return compat::pow(x, c);
   }
   return x;
+}
+
+// Calls f(std::integral_constant<MapKind, kind>{}): code that applies the map in a loop switches once,
+// outside it, and apply_map(MapOp{K::value, c}, x) inside folds to the one formula.
+template <class F>
+KOKKOS_INLINE_FUNCTION void with_constant(MapKind kind, F&& f) {
+  using K = MapKind;
+  switch (kind) {
+    case K::identity:
+      return f(std::integral_constant<K, K::identity>{});
+    case K::exp:
+      return f(std::integral_constant<K, K::exp>{});
+    case K::log:
+      return f(std::integral_constant<K, K::log>{});
+    case K::neg:
+      return f(std::integral_constant<K, K::neg>{});
+    case K::abs:
+      return f(std::integral_constant<K, K::abs>{});
+    case K::relu:
+      return f(std::integral_constant<K, K::relu>{});
+    case K::square:
+      return f(std::integral_constant<K, K::square>{});
+    case K::sqrt:
+      return f(std::integral_constant<K, K::sqrt>{});
+    case K::tanh:
+      return f(std::integral_constant<K, K::tanh>{});
+    case K::sigmoid:
+      return f(std::integral_constant<K, K::sigmoid>{});
+    case K::scale:
+      return f(std::integral_constant<K, K::scale>{});
+    case K::shift:
+      return f(std::integral_constant<K, K::shift>{});
+    case K::pow:
+      return f(std::integral_constant<K, K::pow>{});
+  }
+}
+
+// The same for a join: f(std::integral_constant<JoinOp, op>{}).
+template <class F>
+KOKKOS_INLINE_FUNCTION void with_constant(JoinOp op, F&& f) {
+  using J = JoinOp;
+  switch (op) {
+    case J::mul:
+      return f(std::integral_constant<J, J::mul>{});
+    case J::add:
+      return f(std::integral_constant<J, J::add>{});
+    case J::sub:
+      return f(std::integral_constant<J, J::sub>{});
+    case J::div:
+      return f(std::integral_constant<J, J::div>{});
+    case J::max:
+      return f(std::integral_constant<J, J::max>{});
+    case J::min:
+      return f(std::integral_constant<J, J::min>{});
+    case J::sqdiff:
+      return f(std::integral_constant<J, J::sqdiff>{});
+    case J::absdiff:
+      return f(std::integral_constant<J, J::absdiff>{});
+  }
 }
 
 }  // namespace einrel

@@ -98,6 +98,52 @@ struct EinsumFunctor {
   }
 };
 
+// Element-wise EinSums (nothing aggregated, no accumulation): one thread per piece of a row along the
+// output's last label. The join and then the map each run as one tight loop over the piece, the op chosen
+// once per piece (with_constant), the second loop on what the first just wrote, still in L1 — a runtime
+// switch per element ran at a fifth of memory bandwidth. Z may be X itself when Z has X's labels in X's
+// order (an in-place map): each element is read before it is written, at the same offset.
+template <class Scalar, class MemorySpace, bool HasY>
+struct EinsumRowFunctor {
+  static constexpr Extent piece = 2048;
+  Kokkos::View<const Scalar*, MemorySpace> x, y;
+  Kokkos::View<Scalar*, MemorySpace> z;
+  EinsumIndexing ix;
+  JoinOp join;
+  MapOp map;
+  Extent pieces;  // per row
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent w) const {
+    const int last = ix.num_free - 1;
+    const Extent length = ix.free_extent[last], row = w / pieces, begin = (w % pieces) * piece;
+    const Extent n = length - begin < piece ? length - begin : piece;
+    Extent ox = begin * ix.free_x[last], oy = HasY ? begin * ix.free_y[last] : 0, rest = row;
+    for (int l = last - 1; l >= 0; --l) {
+      const Extent c = rest % ix.free_extent[l];
+      rest /= ix.free_extent[l];
+      ox += c * ix.free_x[l];
+      if (HasY) oy += c * ix.free_y[l];
+    }
+    const Scalar* xs = x.data() + ox;
+    Scalar* zs = z.data() + row * length + begin;
+    const Extent sx = ix.free_x[last];
+    if constexpr (HasY) {
+      const Scalar* ys = y.data() + oy;
+      const Extent sy = ix.free_y[last];
+      with_constant(join, [&](auto j) {
+        for (Extent t = 0; t < n; ++t) zs[t] = apply_join(decltype(j)::value, xs[t * sx], ys[t * sy]);
+      });
+    } else if (xs != zs || sx != 1) {
+      for (Extent t = 0; t < n; ++t) zs[t] = xs[t * sx];
+    }
+    if (map.kind == MapKind::identity) return;
+    with_constant(map.kind, [&](auto k) {
+      const MapOp m{decltype(k)::value, map.constant};
+      for (Extent t = 0; t < n; ++t) zs[t] = apply_map(m, zs[t]);
+    });
+  }
+};
+
 // Few outputs, long aggregations: every output's aggregation is cut into `chunks` ranges folded in
 // parallel into `partial`, then EinsumCombineFunctor folds each output's chunks in order.
 template <class Scalar, class MemorySpace, bool HasY>
@@ -131,18 +177,37 @@ struct EinsumCombineFunctor {
 
 namespace detail {
 
+// The generic kernel's two shapes besides one thread per output: element-wise rows (EinsumRowFunctor),
+// and for few outputs with long aggregations the number of chunks each output's fold is cut into (1: not
+// cut). einsum_scratch (einrel_KernelScratch.hpp) asks them too.
+inline bool use_rows(const EinsumIndexing& ix, bool accumulate, Extent outputs) {
+  return ix.num_agg == 0 && ix.num_free > 0 && !accumulate && outputs > 0;
+}
+inline Extent fold_chunks(Extent outputs, Extent terms, Extent threads) {
+  if (outputs >= 2 * threads || terms < 1024) return 1;
+  const Extent wanted = (8 * threads + outputs - 1) / outputs;
+  return wanted < terms / 256 ? wanted : terms / 256;
+}
+
 template <class ExecutionSpace, class Scalar, class MemorySpace, bool HasY>
 void generic_einsum(const ExecutionSpace& exec, const EinSum& e, const EinsumFold<Scalar, MemorySpace, HasY>& fold,
                     const Tensor<Scalar, MemorySpace>& z, bool accumulate) {
   using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
   const std::string label = "einrel::einsum[" + e.equation() + "]";
-  const Extent outputs = z.size(), terms = fold.ix.agg_size, threads = exec.concurrency();
-  if (outputs >= 2 * threads || terms < 1024) {
+  const Extent outputs = z.size(), terms = fold.ix.agg_size;
+  if (use_rows(fold.ix, accumulate, outputs)) {
+    using Row = EinsumRowFunctor<Scalar, MemorySpace, HasY>;
+    const Extent length = fold.ix.free_extent[fold.ix.num_free - 1], pieces = (length + Row::piece - 1) / Row::piece;
+    Kokkos::parallel_for(label + "/rows", Policy(exec, 0, outputs / length * pieces),
+                         Row{fold.x, fold.y, z.view(), fold.ix, e.join, e.map, pieces});
+    return;
+  }
+  const Extent chunks = fold_chunks(outputs, terms, exec.concurrency());
+  if (chunks == 1) {
     Kokkos::parallel_for(label, Policy(exec, 0, outputs),
                          EinsumFunctor<Scalar, MemorySpace, HasY>{fold, z.view(), accumulate});
     return;
   }
-  const Extent wanted = (8 * threads + outputs - 1) / outputs, chunks = wanted < terms / 256 ? wanted : terms / 256;
   const Kokkos::View<Scalar*, MemorySpace> partial =
       BlockPool<MemorySpace>::instance().template acquire<Scalar>(label + "/partial", outputs * chunks);
   Kokkos::parallel_for(label + "/chunks", Policy(exec, 0, outputs * chunks),
