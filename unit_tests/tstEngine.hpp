@@ -267,32 +267,110 @@ TEST(TEST_CATEGORY, NoRankHoldsAWholeOperand) {
   EXPECT_LT(result.traffic.peak_block_bytes, 3u * 64 * 64 * 8);
 }
 
-// After engine::warm_memory the execution takes every block from the pool's cache and finds the exchange's
-// buffers grown: no fresh allocation, on plans that replicate, repartition, share producer blocks and
-// reduce, with one or several tuples per rank, and the same results.
+// A layer whose bias-and-ReLU and scaling vertices can overwrite the product they read, and whose last
+// contraction packs its result (a kernel temporary).
+const char* const in_place_graph = R"(input X f64[24,20]
+input W f64[20,32]
+input b f64[32]
+input V f64[32,3,5]
+XW = einsum("sa,af->sf", X, W)
+H = einsum("sf,f->sf", XW, b, join=add, map=relu)
+S = einsum("sf->sf", H, map=scale(0.5))
+Y = einsum("sf,fcd->dcs", S, V)
+output Y
+)";
+
+// Calls f(g, schedule, whole inputs, pool) for the memory cases: the skewed chain and in_place_graph under
+// three planners at p = R and 2R, with the pool emptied of free buffers and its statistics reset.
+template <class F>
+void for_each_memory_case(int R, F&& f) {
+  Graph chain;
+  chain.output(builders::matrix_chain_program(chain, 40, true, Dtype::f64));
+  for (const Graph& g : {chain, parse_graph(in_place_graph, "layer.ein")})
+    for (const std::string planner : {"eindecomp", "sqrt", "data"})
+      for (Extent p : {partition::procs_for_ranks(R), 2 * partition::procs_for_ranks(R)}) {
+        SCOPED_TRACE(planner + " p=" + std::to_string(p) + "\n" + print_graph(g));
+        const engine::Schedule schedule(g, partition::make_plan(g, p, planner).partitions, R);
+        const Values whole = whole_inputs<double>(g, 5, -1, 1);
+        auto& pool = BlockPool<TEST_MEMSPACE>::instance();
+        pool.release_unused();
+        pool.reset_statistics();
+        f(g, schedule, whole, pool);
+      }
+}
+
+// After engine::warm_memory, run before the inputs are loaded as `einrel run` does, loading the inputs and
+// executing take every block and kernel temporary from the pool's cache and find the exchange's buffers
+// grown: no fresh allocation, on plans that replicate, repartition, share producer blocks, reduce and
+// write in place, with one or several tuples per rank, and the same results.
 TEST(TEST_CATEGORY, WarmMemoryLeavesTheExecutionNothingToAllocate) {
   const Communicator comm(MPI_COMM_WORLD);
-  Graph g;
-  g.output(builders::matrix_chain_program(g, 40, true, Dtype::f64));
+  for_each_memory_case(comm.size(), [&](const Graph& g, const engine::Schedule& schedule, const Values& whole,
+                                        BlockPool<TEST_MEMSPACE>& pool) {
+    redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
+    engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule);
+    const std::size_t buffers = exchange.buffer_capacity_bytes();
+    const long long warm_allocations = pool.statistics().fresh_allocations;
+    auto inputs = scatter<double>(comm, g, schedule, whole);
+    const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, std::move(inputs));
+    EXPECT_EQ(pool.statistics().fresh_allocations, warm_allocations);
+    EXPECT_GT(pool.statistics().reuses, 0);
+    EXPECT_EQ(exchange.buffer_capacity_bytes(), buffers);
+    expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
+  });
+}
+
+// With no free buffers cached (so the pool frees what no block uses before each fresh allocation), what
+// the pool and the exchange hold at their peaks over the warm-up, the inputs and the execution is the dry
+// run's estimate of this rank's memory, to within 10 % (the exchange buffers are estimated from each
+// exchange's volumes per rank).
+TEST(TEST_CATEGORY, MemoryEstimateIsWhatThePoolHolds) {
+  const Communicator comm(MPI_COMM_WORLD);
+  auto& pool = BlockPool<TEST_MEMSPACE>::instance();
+  const std::size_t cache_limit = pool.cache_limit();
+  pool.set_cache_limit(0);
+  for_each_memory_case(comm.size(), [&](const Graph& g, const engine::Schedule& schedule, const Values& whole,
+                                        BlockPool<TEST_MEMSPACE>& pool) {
+    const std::size_t whole_bytes = pool.statistics().bytes_held;  // `whole`, the test's own
+    redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
+    engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule);
+    engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, scatter<double>(comm, g, schedule, whole));
+    const double held =
+        static_cast<double>(pool.statistics().peak_bytes_held - whole_bytes + exchange.buffer_capacity_bytes());
+    const double estimate = static_cast<double>(engine::dry_run(g, schedule).peak_memory_bytes[comm.rank()]);
+    EXPECT_LE(held, estimate);
+    EXPECT_GE(held, 0.9 * estimate);
+  });
+  pool.set_cache_limit(cache_limit);
+}
+
+// An element-wise vertex whose first operand is an intermediate it alone reads, in its own layout, writes
+// its result into that operand's blocks (Schedule::in_place): the same results and the dry run's figures,
+// under every planner. Not in place: a graph output's blocks, an operand read twice.
+TEST(TEST_CATEGORY, InPlaceVerticesOverwriteTheirOperand) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g = parse_graph(in_place_graph, "layer.ein");
+  const VertexId h = *g.find("H"), s = *g.find("S");
   const int R = comm.size();
-  for (const std::string planner : {"eindecomp", "sqrt", "data"})
-    for (Extent p : {partition::procs_for_ranks(R), 2 * partition::procs_for_ranks(R)}) {
-      SCOPED_TRACE(planner + " p=" + std::to_string(p));
-      const engine::Schedule schedule(g, partition::make_plan(g, p, planner).partitions, R);
-      const Values whole = whole_inputs<double>(g, 5, -1, 1);
-      auto inputs = scatter<double>(comm, g, schedule, whole);
-      auto& pool = BlockPool<TEST_MEMSPACE>::instance();
-      pool.release_unused();
-      redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
-      engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule);
-      const std::size_t buffers = exchange.buffer_capacity_bytes();
-      pool.reset_statistics();
-      const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, std::move(inputs));
-      EXPECT_EQ(pool.statistics().fresh_allocations, 0);
-      EXPECT_GT(pool.statistics().reuses, 0);
-      EXPECT_EQ(exchange.buffer_capacity_bytes(), buffers);
-      expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
+  for (const std::string& planner : partition::planner_names()) {
+    SCOPED_TRACE(planner);
+    const partition::Plan plan = partition::make_plan(g, partition::procs_for_ranks(R), planner);
+    const engine::Schedule schedule(g, plan.partitions, R);
+    if (planner == "eindecomp") {
+      EXPECT_TRUE(schedule.in_place(h));
+      EXPECT_TRUE(schedule.in_place(s));
     }
+    EXPECT_FALSE(schedule.in_place(*g.find("Y")));
+    check_engine<double>(comm, g, plan.partitions, 9, 1e-12);
+  }
+  const Graph kept = parse_graph(
+      "input A f64[8,6]\ninput B f64[6,4]\nT = einsum(\"ij,jk->ik\", A, B)\nU = einsum(\"ij->ij\", T, map=exp)\n"
+      "V = einsum(\"ij,ij->ij\", T, T, join=add)\noutput T, U, V\n",
+      "kept.ein");
+  const engine::Schedule schedule(kept, partition::make_plan(kept, 1, "eindecomp").partitions, R);
+  EXPECT_FALSE(schedule.in_place(*kept.find("U")));
+  EXPECT_FALSE(schedule.in_place(*kept.find("V")));
+  check_engine<double>(comm, kept, partition::make_plan(kept, 1, "eindecomp").partitions, 10, 1e-12);
 }
 
 // A failure injected on one rank in any phase of the engine ends the run on every rank with its message.

@@ -6,6 +6,7 @@
 #include <einrel_PlanExport.hpp>
 #include <einrel_RunReport.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace einrel {
@@ -20,9 +21,11 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   const Graph graph = read_graph_file(options.graph);
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(options.ranks.value_or(size));
   const partition::Plan plan = engine::plan_within_memory(
-      graph, options.ranks.value_or(size), {procs, options.planner, options.cost_model}, options.memory_limit);
+      graph, options.ranks.value_or(size), {procs, options.planner, options.cost_model, {}}, options.memory_limit);
   std::optional<engine::Traffic> dry;
   if (options.ranks) dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks));
+  const std::size_t estimated =
+      dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;
   if (options.format == "dot") {
     out << partition::plan_dot(graph, plan);
@@ -33,7 +36,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
       for (Extent m : dry->floats_moved) moved += m;
       extra.push_back("\"num_ranks\": " + std::to_string(*options.ranks));
       extra.push_back("\"floats_moved\": " + std::to_string(moved));
-      extra.push_back("\"ranks\": " + ranks_json(dry->ranks));
+      extra.push_back("\"ranks\": " + ranks_json(dry->ranks, {}, dry->peak_memory_bytes));
     }
     out << partition::plan_json(graph, plan, extra);
   } else {
@@ -44,6 +47,8 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
       std::ostringstream s;
       s << "dry run on " << *options.ranks << " ranks: " << moved << " floats moved between ranks\n";
       print_rank_table(dry->ranks, s);
+      s << "  estimated peak allocated bytes (blocks, kernel temporaries, exchange buffers): " << estimated
+        << " on the busiest rank\n";
       out << s.str();
     }
   }

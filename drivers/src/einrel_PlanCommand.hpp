@@ -20,7 +20,7 @@ struct PlanOptions {
   partition::CostModel cost_model = partition::CostModel::engine;
   std::string format = "text";              // text, json or dot
   std::optional<int> ranks;                 // add the engine's dry run for this many ranks
-  std::optional<std::size_t> memory_limit;  // block bytes per rank on `ranks` (default: the MPI ranks)
+  std::optional<std::size_t> memory_limit;  // bytes per rank on `ranks` (default: the MPI ranks)
 };
 
 // Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on

@@ -1,5 +1,6 @@
 #include <einrel_AtomicFile.hpp>
 #include <einrel_CounterRandom.hpp>
+#include <einrel_DryRun.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_Evaluator.hpp>
 #include <einrel_GraphFile.hpp>
@@ -35,6 +36,31 @@ using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
 using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
 
 // What the run needs before any data moves, checked on every rank.
+redistribute::ExchangeLimits exchange_limits(const RunOptions& options) {
+  redistribute::ExchangeLimits limits;
+  limits.buffer_bytes = options.comm_buffer_limit;
+  return limits;
+}
+
+// With --memory-limit, the pool caches at most the smaller of the bytes the plan leaves under the limit
+// and 1/16 of this rank's estimated peak, so that the memory it holds — blocks in use plus free ones
+// cached — stays within the limit and near the estimate; the previous cache limit comes back after the run.
+class PoolCacheLimit {
+ public:
+  PoolCacheLimit(std::optional<std::size_t> memory_limit, std::size_t estimate)
+      : previous_(BlockPool<Memory>::instance().cache_limit()) {
+    if (!memory_limit) return;
+    const std::size_t slack = *memory_limit > estimate ? *memory_limit - estimate : 0;
+    BlockPool<Memory>::instance().set_cache_limit(std::min({previous_, slack, estimate / 16}));
+  }
+  PoolCacheLimit(const PoolCacheLimit&) = delete;
+  PoolCacheLimit& operator=(const PoolCacheLimit&) = delete;
+  ~PoolCacheLimit() { BlockPool<Memory>::instance().set_cache_limit(previous_); }
+
+ private:
+  std::size_t previous_;
+};
+
 struct Setup {
   Graph graph;
   partition::Plan plan;
@@ -71,7 +97,8 @@ Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
       }
     }
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
-  s.plan = engine::plan_within_memory(s.graph, comm.size(), {procs, options.planner, options.cost_model},
+  s.plan = engine::plan_within_memory(s.graph, comm.size(),
+                                      {procs, options.planner, options.cost_model, exchange_limits(options)},
                                       options.memory_limit);
   s.schedule.emplace(s.graph, s.plan.partitions, comm.size());
   if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
@@ -306,14 +333,11 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   // Wall-clock phase timers (MPI_Wtime underneath).
   Teuchos::Time read_timer("einrel run: inputs"), warm_timer("einrel run: memory"),
       eval_timer("einrel run: evaluation"), write_timer("einrel run: outputs");
-  BlockPool<Memory>::instance().reset_statistics();
-  Values inputs;
-  {
-    Teuchos::TimeMonitor timing(read_timer);
-    inputs = load_inputs(comm, s, options);
-  }
   engine::EngineOptions engine_options;
-  engine_options.limits.buffer_bytes = options.comm_buffer_limit;
+  engine_options.limits = exchange_limits(options);
+  const engine::Traffic estimate = engine::dry_run(s.graph, *s.schedule, engine_options.limits);
+  PoolCacheLimit cache(options.memory_limit, estimate.peak_memory_bytes[static_cast<std::size_t>(comm.rank())]);
+  BlockPool<Memory>::instance().reset_statistics();
   engine_options.failure = s.failure;
   std::size_t done = 0, total = 0;
   for (const Vertex& v : s.graph.vertices()) total += v.is_input() ? 0 : 1;
@@ -328,6 +352,11 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
     Teuchos::TimeMonitor timing(warm_timer);
     collectively(comm, [&] { engine::warm_memory(Exec{}, exchange, s.graph, *s.schedule, engine_options); });
   }
+  Values inputs;
+  {
+    Teuchos::TimeMonitor timing(read_timer);
+    inputs = load_inputs(comm, s, options);
+  }
   {
     MPI_Request request;  // time the evaluation from a common start
     complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
@@ -338,6 +367,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   const std::size_t allocated =
       BlockPool<Memory>::instance().statistics().peak_bytes_held + exchange.buffer_capacity_bytes();
   RunReport report = gather_report(comm, s, options, *result, allocated);
+  report.estimated_peak_allocated_bytes = estimate.peak_memory_bytes;
   const double mine[3] = {eval_timer.totalElapsedTime(), read_timer.totalElapsedTime(), warm_timer.totalElapsedTime()};
   double slowest[3];  // over the ranks
   MPI_Request request;

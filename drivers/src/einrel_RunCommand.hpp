@@ -27,7 +27,7 @@ struct RunOptions {
   std::optional<std::int64_t> procs;  // p, a power of two; default: the number of ranks rounded up to one
   std::string planner = "eindecomp";  // partition::planner_names()
   partition::CostModel cost_model = partition::CostModel::engine;
-  std::optional<std::size_t> memory_limit;  // block bytes per rank the plan must fit (engine::plan_within_memory)
+  std::optional<std::size_t> memory_limit;  // bytes per rank the plan must fit (engine::plan_within_memory)
   bool check = false;                       // compare with the single-rank unpartitioned evaluation
   bool progress = false;                    // rank 0 prints each finished vertex with the elapsed time
   std::size_t comm_buffer_limit = 0;        // bytes of send + receive buffers per exchange round (0: no cap)

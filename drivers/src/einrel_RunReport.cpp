@@ -40,7 +40,8 @@ Extent RunReport::floats_moved() const {
   return n;
 }
 
-std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated) {
+std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated,
+                       const std::vector<std::size_t>& estimated) {
   std::ostringstream j;
   j << "[";
   for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -48,6 +49,7 @@ std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std:
       << ", \"floats_received\": " << ranks[r].floats_received
       << ", \"peak_block_bytes\": " << ranks[r].peak_block_bytes << ", \"tuples\": " << ranks[r].tuples;
     if (allocated.size() == ranks.size()) j << ", \"peak_allocated_bytes\": " << allocated[r];
+    if (estimated.size() == ranks.size()) j << ", \"estimated_peak_allocated_bytes\": " << estimated[r];
     j << "}";
   }
   j << (ranks.empty() ? "]" : "\n  ]");
@@ -66,7 +68,8 @@ std::string report_json(const RunReport& r) {
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
     << ",\n  \"input_seconds\": " << json_number(r.input_seconds)
     << ",\n  \"memory_seconds\": " << json_number(r.memory_seconds)
-    << ",\n  \"ranks\": " << ranks_json(r.ranks, r.peak_allocated_bytes) << ",\n  \"vertices\": [";
+    << ",\n  \"ranks\": " << ranks_json(r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes)
+    << ",\n  \"vertices\": [";
   for (std::size_t i = 0; i < r.vertices.size(); ++i) {
     const VertexReport& v = r.vertices[i];
     j << (i ? "," : "") << "\n    {\"name\": " << json_string(v.name) << ", \"equation\": " << json_string(v.equation)
@@ -117,9 +120,14 @@ void print_summary(const RunReport& r, std::ostream& out) {
         << to_string(v.bound) << std::setw(20) << v.partition << std::right << std::setw(12) << std::fixed
         << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
   print_rank_table(r.ranks, out);
-  if (!r.peak_allocated_bytes.empty())
+  if (!r.peak_allocated_bytes.empty()) {
     out << "  peak allocated bytes (blocks, cached blocks, exchange buffers): "
-        << *std::max_element(r.peak_allocated_bytes.begin(), r.peak_allocated_bytes.end()) << " on the busiest rank\n";
+        << *std::max_element(r.peak_allocated_bytes.begin(), r.peak_allocated_bytes.end()) << " on the busiest rank";
+    if (!r.estimated_peak_allocated_bytes.empty())
+      out << " (estimated: "
+          << *std::max_element(r.estimated_peak_allocated_bytes.begin(), r.estimated_peak_allocated_bytes.end()) << ")";
+    out << "\n";
+  }
   out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
       << " s, memory: " << r.memory_seconds << " s), floats moved: " << r.floats_moved() << "\n";
   if (r.check_error)

@@ -30,6 +30,9 @@ struct RunReport {
   // Per rank, the most bytes its allocator held for the run: pooled blocks, cached ones included, and the
   // exchange's buffers (peak_block_bytes counts the engine's live blocks only).
   std::vector<std::size_t> peak_allocated_bytes;
+  // Per rank, the dry run's estimate of that figure (engine::Traffic::peak_memory_bytes), which
+  // --memory-limit holds the plan to.
+  std::vector<std::size_t> estimated_peak_allocated_bytes;
   std::string backend;
   int threads = 1;
   std::string planner;
@@ -51,8 +54,10 @@ struct RunReport {
 std::string report_json(const RunReport& report);
 
 // The per-rank list of a run report or a dry run: [{"rank", "floats_sent", "floats_received",
-// "peak_block_bytes", "tuples"[, "peak_allocated_bytes"]}, ...], the last when `allocated` has an entry per rank.
-std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated = {});
+// "peak_block_bytes", "tuples"[, "peak_allocated_bytes"][, "estimated_peak_allocated_bytes"]}, ...], the
+// last two when `allocated` and `estimated` have an entry per rank.
+std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated = {},
+                       const std::vector<std::size_t>& estimated = {});
 
 // The per-rank table of the summary and of `einrel plan --ranks` (the largest figures only beyond 16 ranks).
 void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostream& out);

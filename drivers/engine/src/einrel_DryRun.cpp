@@ -1,4 +1,6 @@
+#include <einrel_BlockPool.hpp>
 #include <einrel_DryRun.hpp>
+#include <einrel_KernelScratch.hpp>
 #include <einrel_RedistributionPlan.hpp>
 
 #include <algorithm>
@@ -20,32 +22,95 @@ std::vector<std::vector<Extent>> blocks_by_rank(const BlockLayout& layout) {
 
 Extent block_size(const BlockGrid& grid, Extent b) { return grid.box(grid.key(b)).size(); }
 
-// One rank's block bytes: the current total, its high-water mark and the vertex running when it was reached.
-struct Held {
-  std::size_t bytes = 0, peak = 0;
-  VertexId peak_vertex = 0;
-  void add(std::size_t n, VertexId during) {
-    bytes += n;
-    if (bytes > peak) peak = bytes, peak_vertex = during;
+// Bytes of blocks, counted twice: exactly (what the engine's census measures) and as the BlockPool
+// allocates them, each block rounded up to its size class.
+struct Bytes {
+  std::size_t exact = 0, pooled = 0;
+  static Bytes of(Extent elements, std::size_t element) {
+    return {static_cast<std::size_t>(elements) * element,
+            BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(elements)) * element};
   }
-  void remove(std::size_t n) { bytes -= n; }
+  Bytes& operator+=(const Bytes& b) {
+    exact += b.exact;
+    pooled += b.pooled;
+    return *this;
+  }
+  Bytes& operator-=(const Bytes& b) {
+    exact -= b.exact;
+    pooled -= b.pooled;
+    return *this;
+  }
+};
+
+// The bytes of one direction's exchange buffer for one exchange of `elements` there: all of them in one
+// round, or at most the limit's buffer bytes per round when one is set (RedistributionPlan's rounds,
+// Exchange::buffer_bytes).
+std::size_t exchange_buffer_bytes(Extent elements, std::size_t element, const redistribute::ExchangeLimits& limits) {
+  const std::size_t bytes = static_cast<std::size_t>(elements) * element;
+  return limits.buffer_bytes > 0 ? std::min(bytes, limits.buffer_bytes) : bytes;
+}
+
+// One rank's bytes: its blocks now and their high-water mark; its pooled memory — blocks plus the kernel
+// temporaries of the call running — and its high-water mark with the vertex running when it was reached;
+// and the exchange buffers, each grown to the largest exchange in its direction (Exchange::prepare). The
+// estimate of the rank's allocated memory is the pooled peak plus those buffers, the two maxima the run
+// report's peak_allocated_bytes adds up.
+struct Held {
+  Bytes bytes;
+  std::size_t peak = 0;
+  std::size_t send_buffer = 0, receive_buffer = 0, memory_peak = 0;
+  VertexId memory_peak_vertex = 0;
+  void add(const Bytes& n, VertexId during) {
+    bytes += n;
+    peak = std::max(peak, bytes.exact);
+    note(0, during);
+  }
+  void remove(const Bytes& n) { bytes -= n; }
+  void note(std::size_t temporaries, VertexId during) {
+    if (bytes.pooled + temporaries > memory_peak) memory_peak = bytes.pooled + temporaries, memory_peak_vertex = during;
+  }
+  void grow_buffers(std::size_t send, std::size_t receive) {
+    send_buffer = std::max(send_buffer, send);
+    receive_buffer = std::max(receive_buffer, receive);
+  }
+  std::size_t memory_estimate() const { return memory_peak + send_buffer + receive_buffer; }
+};
+
+// The bytes of the kernel temporaries of one tuple (kernels::einsum_scratch), by its operand bounds.
+class ScratchBytes {
+ public:
+  ScratchBytes(const EinSum& e, std::size_t element) : e_(e), element_(element) {}
+  std::size_t operator()(const std::vector<Bound>& bounds, bool accumulate) {
+    auto [it, fresh] = known_.try_emplace({bounds, accumulate}, 0);
+    if (fresh)  // one thread: a long generic fold's chunk partials (a few KiB) are counted as one chunk each
+      for (Extent n : kernels::einsum_scratch(resolve(e_, bounds), accumulate, 1))
+        it->second += Bytes::of(n, element_).pooled;
+    return it->second;
+  }
+
+ private:
+  const EinSum& e_;
+  std::size_t element_;
+  std::map<std::pair<std::vector<Bound>, bool>, std::size_t> known_;
 };
 
 }  // namespace
 
-Traffic dry_run(const Graph& graph, const Schedule& schedule) {
+Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits) {
   const int R = schedule.ranks();
-  Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0), std::vector<VertexId>(R, 0)};
+  Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0), std::vector<std::size_t>(R, 0),
+                  std::vector<VertexId>(R, 0)};
   std::vector<Held> held(R);
   std::vector<int> uses(graph.size());
   // The bytes of each live value on each rank.
-  std::vector<std::vector<std::size_t>> value_bytes(graph.size());
+  std::vector<std::vector<Bytes>> value_bytes(graph.size());
   auto bytes_on_ranks = [&](VertexId v) {
     const BlockLayout& layout = schedule.layout(v);
-    std::vector<std::size_t> bytes(R, 0);
+    std::vector<Bytes> bytes(R);
     for (Extent b = 0; b < layout.grid().num_blocks(); ++b)
       for (int i = 0; i < layout.placement().num_sites(b); ++i)
-        bytes[layout.placement().site(b, i)] += block_size(layout.grid(), b) * dtype_bytes(graph.vertex(v).dtype);
+        bytes[layout.placement().site(b, i)] +=
+            Bytes::of(block_size(layout.grid(), b), dtype_bytes(graph.vertex(v).dtype));
     return bytes;
   };
   auto release_if_dead = [&](VertexId v) {
@@ -76,7 +141,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
     };
 
     // (1) Operand copies: new blocks, or blocks shared with a producer that holds the same block here.
-    std::vector<std::size_t> operand_bytes(R, 0);
+    std::vector<Bytes> operand_bytes(R);
     std::vector<std::map<VertexId, std::set<Extent>>> shared(R);  // per rank, per producer: its blocks kept
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       if (schedule.shared_operand(v, k)) continue;
@@ -88,13 +153,15 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
           if (from.grid() == to.grid() && from.placement().holds(r, b))
             shared[r][in].insert(b);
           else
-            operand_bytes[r] += block_size(to.grid(), b) * element;
+            operand_bytes[r] += Bytes::of(block_size(to.grid(), b), element);
         }
       const redistribute::ExchangeVolumes volumes = redistribute::exchange_volumes(from, to);
       for (int r = 0; r < R; ++r) {
         traffic.ranks[r].floats_sent += volumes.sent[r];
         traffic.ranks[r].floats_received += volumes.received[r];
         moved += volumes.sent[r];
+        held[r].grow_buffers(exchange_buffer_bytes(volumes.sent[r], element, limits),
+                             exchange_buffer_bytes(volumes.received[r], element, limits));
       }
     }
     for (int r = 0; r < R; ++r) held[r].add(operand_bytes[r], v);
@@ -104,49 +171,60 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule) {
     for (VertexId in : producers) {
       if (uses[in] > 0 || schedule.kept(in)) continue;
       for (int r = 0; r < R; ++r) {
-        std::size_t kept = 0;
-        for (Extent b : shared[r][in]) kept += block_size(schedule.layout(in).grid(), b) * element;
-        held[r].remove(value_bytes[in][r] - kept);
+        Bytes kept;
+        for (Extent b : shared[r][in]) kept += Bytes::of(block_size(schedule.layout(in).grid(), b), element);
+        Bytes released = value_bytes[in][r];
+        released -= kept;
+        held[r].remove(released);
         operand_bytes[r] += kept;
       }
       value_bytes[in].clear();
     }
 
-    // (2) Kernels: a rank's tuples of one output block are consecutive.
+    // (2) Kernels: a rank's tuples of one output block are consecutive. In place, the first operand's
+    // blocks (all shared with its producer, released above) become the output's.
     const BlockGrid& out = vs.output_layout().grid();
+    const bool in_place = schedule.in_place(v);
+    const std::vector<Bytes> kept_as_output = in_place ? bytes_on_ranks(v) : std::vector<Bytes>(R);
+    ScratchBytes scratch(vertex.resolved->einsum(), element);
     for (int r = 0; r < R; ++r) {
       Extent partial = -1;  // the output block of the rank's last partial
       const auto [first, last] = vs.tuples_of(r);
       traffic.ranks[r].tuples += last - first;
       for (Extent t = first; t < last; ++t) {
         const Extent g = vs.output_block(t);
-        if (g != partial) held[r].add(block_size(out, g) * element, v);  // later tuples of g accumulate into it
+        // later tuples of g accumulate into it
+        if (g != partial && !in_place) held[r].add(Bytes::of(block_size(out, g), element), v);
+        held[r].note(scratch(vs.tuple_bounds(t), g == partial), v);
         partial = g;
       }
+      operand_bytes[r] -= kept_as_output[r];
       held[r].remove(operand_bytes[r]);
     }
 
     // (3) Partials move to the owner of their output block, which receives them all at once.
-    std::vector<std::size_t> receive_bytes(R, 0), sent_bytes(R, 0);
+    std::vector<Bytes> receive_bytes(R), sent_bytes(R);
     for (Extent g = 0; g < out.num_blocks(); ++g) {
       const std::vector<int> ranks = vs.contributors(g);
       const Extent n = block_size(out, g);
       for (std::size_t i = 1; i < ranks.size(); ++i) {
         send(ranks[i], ranks[0], n);
-        receive_bytes[ranks[0]] += n * element;
-        sent_bytes[ranks[i]] += n * element;
+        receive_bytes[ranks[0]] += Bytes::of(n, element);
+        sent_bytes[ranks[i]] += Bytes::of(n, element);
       }
     }
     for (int r = 0; r < R; ++r) {
       held[r].add(receive_bytes[r], v);
-      held[r].remove(receive_bytes[r] + sent_bytes[r]);
+      held[r].remove(receive_bytes[r]);
+      held[r].remove(sent_bytes[r]);
     }
     value_bytes[v] = bytes_on_ranks(v);
     release_if_dead(v);
   }
   for (int r = 0; r < R; ++r) {
     traffic.ranks[r].peak_block_bytes = held[r].peak;
-    traffic.peak_vertex[r] = held[r].peak_vertex;
+    traffic.peak_memory_bytes[r] = held[r].memory_estimate();
+    traffic.peak_vertex[r] = held[r].memory_peak_vertex;
   }
   return traffic;
 }

@@ -2,6 +2,7 @@
 #define EINREL_DRYRUN_HPP
 
 #include <einrel_Graph.hpp>
+#include <einrel_RedistributionPlan.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
 
@@ -14,7 +15,9 @@ namespace einrel::engine {
 // per rank (later tuples of that block accumulate into it), operands released, receive blocks for the partials of the
 // owned output blocks, partials sent to their owners released. The block bytes are sampled after every allocation, as
 // the engine does.
-Traffic dry_run(const Graph& graph, const Schedule& schedule);
+// With it, the estimate of each rank's allocated memory at its peak (Traffic::peak_memory_bytes): the same
+// walk plus the kernel temporaries of each tuple and the exchange buffers under `limits`.
+Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {});
 
 }  // namespace einrel::engine
 

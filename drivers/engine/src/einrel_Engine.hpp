@@ -153,8 +153,9 @@ class BlockMessages {
 // once). Per EinSum vertex: (1) each operand is exchanged from its producer's layout to the sites of its
 // join tuples (blocks that stay on a rank with the same cut are shared, not copied), and a producer is
 // released after its last reader; (2) every local join tuple runs its block kernel, accumulating into one
-// partial block per output block; (3) partials move to the owner of their output block, which ⊕-combines
-// them in rank order (a reduce-scatter), and the output stays distributed. An exception on any rank in
+// partial block per output block (an in-place vertex, Schedule::in_place, writes into its first operand's
+// blocks instead); (3) partials move to the owner of their output block, which ⊕-combines them in rank
+// order (a reduce-scatter), and the output stays distributed. An exception on any rank in
 // any phase (including an injected one) is thrown on every rank with the same message.
 //
 // Every exchange runs on `exchange`, whose buffers are reused across vertices and calls; blocks come from
@@ -285,7 +286,10 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
             auto it = partials.find(g);
             const bool accumulate = it != partials.end();
             if (!accumulate) {
-              it = partials.emplace(g, Block::uninitialized(vertex.name + "/partial", out.box(out.key(g)).extents()))
+              it = partials
+                       .emplace(g, schedule.in_place(v)
+                                       ? x
+                                       : Block::uninitialized(vertex.name + "/partial", out.box(out.key(g)).extents()))
                        .first;
               sample([&](BlockCensus& c) {
                 operand_blocks(c);

@@ -17,10 +17,10 @@ partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequ
     VertexId vertex = 0;
   };
   auto estimate = [&](const partition::Plan& plan) {
-    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks));
+    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks), request.limits);
     Estimate e;
     for (int r = 0; r < ranks; ++r)
-      if (dry.ranks[r].peak_block_bytes > e.peak) e = {dry.ranks[r].peak_block_bytes, r, dry.peak_vertex[r]};
+      if (dry.peak_memory_bytes[r] > e.peak) e = {dry.peak_memory_bytes[r], r, dry.peak_vertex[r]};
     return e;
   };
   Estimate closest = estimate(requested);
@@ -46,7 +46,7 @@ partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequ
   if (best) return *best;
   throw Error("--memory-limit " + std::to_string(*memory_limit) + ": no plan fits; the closest (" +
               closest_plan.planner + " at p = " + std::to_string(closest_plan.procs) + ") needs " +
-              std::to_string(closest.peak) + " block bytes on rank " + std::to_string(closest.rank) + " at vertex '" +
+              std::to_string(closest.peak) + " bytes on rank " + std::to_string(closest.rank) + " at vertex '" +
               graph.vertex(closest.vertex).name + "', " + std::to_string(closest.peak - *memory_limit) +
               " bytes more than the limit");
 }

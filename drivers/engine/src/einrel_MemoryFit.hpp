@@ -4,6 +4,7 @@
 #include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_Planner.hpp>
+#include <einrel_RedistributionPlan.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -16,12 +17,13 @@ struct PlanRequest {
   Extent procs = 1;
   std::string planner = "eindecomp";
   partition::CostModel cost_model = partition::CostModel::engine;
+  redistribute::ExchangeLimits limits;  // the run's, for the estimate of its exchange buffers
 };
 
-// The plan to run on `ranks` ranks. Without a limit: make_plan as requested. With `memory_limit` (block
-// bytes per rank, as the engine's peak_block_bytes counts them, estimated by the dry run, the one
-// estimator): the requested plan if its busiest rank fits; else, of every planner's plan at p, 2p and 4p,
-// the one of least predicted cost that fits (ties: that order, requested planner first) — a heuristic on
+// The plan to run on `ranks` ranks. Without a limit: make_plan as requested. With `memory_limit` (bytes
+// per rank, as the run report's peak_allocated_bytes counts them, estimated by the dry run, the one
+// estimator: Traffic::peak_memory_bytes): the requested plan if its busiest rank fits; else, of every planner's plan at
+// p, 2p and 4p, the one of least predicted cost that fits (ties: that order, requested planner first) — a heuristic on
 // top of the planners (docs/planner.md "Memory limit"). Throws Error when none fits, naming the plan that
 // comes closest, its rank and vertex, and the bytes missing.
 partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,

@@ -59,6 +59,15 @@ std::vector<int> VertexSchedule::contributors(Extent g) const {
   return ranks;
 }
 
+std::vector<Bound> VertexSchedule::tuple_bounds(Extent t) const {
+  std::vector<Bound> bounds;
+  for (std::size_t k = 0; k < operand_layouts_.size(); ++k) {
+    const BlockGrid& grid = operand_layouts_[k].grid();
+    bounds.push_back(grid.box(grid.key(operand_block(k, t))).extents());
+  }
+  return bounds;
+}
+
 Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks)
     : ranks_(ranks),
       uses_(graph.size(), 0),
@@ -86,6 +95,17 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     }
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
+  in_place_.assign(graph.size(), false);
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) continue;
+    const EinSum& e = vertex.resolved->einsum();
+    const VertexId in = vertex.inputs[0];
+    in_place_[v] = vertex.resolved->aggregated_labels().empty() && e.output == e.inputs[0] &&
+                   !graph.vertex(in).is_input() && uses_[in] == 1 && !kept_[in] &&
+                   vertices_[v]->operand_layout(0) == *layouts_[in] &&
+                   vertices_[v]->output_layout() == vertices_[v]->operand_layout(0);
+  }
   for (VertexId v = 0; v < graph.size(); ++v)  // inputs nothing reads (outputs only): one block on rank 0
     if (!layouts_[v])
       layouts_[v].emplace(BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)),

@@ -40,6 +40,9 @@ class VertexSchedule {
   const redistribute::BlockLayout& output_layout() const { return *output_layout_; }
   // The ranks holding a partial result of output block g, increasing; the first is its owner.
   std::vector<int> contributors(Extent g) const;
+  // The bounds of the operand blocks tuple t reads, in operand order: what its kernel call is resolved
+  // against.
+  std::vector<Bound> tuple_bounds(Extent t) const;
 
  private:
   int ranks_;
@@ -70,11 +73,16 @@ class Schedule {
   // An earlier operand of v with the same producer and layout as operand k (that operand's blocks serve
   // both), or nothing.
   std::optional<std::size_t> shared_operand(VertexId v, std::size_t k) const;
+  // Whether EinSum vertex v writes its result into the blocks of its first operand: v is element-wise
+  // (nothing aggregated) with the labels of that operand in the same order, the operand is an
+  // intermediate value only v reads, once, and it already lies in v's layout, which is v's output layout.
+  // Then v takes no new blocks and moves nothing for that operand (DESIGN.md §6; docs/engine.md).
+  bool in_place(VertexId v) const { return in_place_[v]; }
 
  private:
   int ranks_;
   std::vector<int> uses_;
-  std::vector<bool> kept_;
+  std::vector<bool> kept_, in_place_;
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;
   std::vector<std::optional<VertexSchedule>> vertices_;

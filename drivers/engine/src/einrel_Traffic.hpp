@@ -25,8 +25,12 @@ struct RankTraffic {
 struct Traffic {
   std::vector<RankTraffic> ranks;
   std::vector<Extent> floats_moved;
-  // Dry run only: per rank, the vertex during which its block bytes peaked (an input: while inputs are
-  // placed).
+  // Dry run only, per rank: the estimate of the memory the run will allocate at its peak, what the run
+  // report's peak_allocated_bytes measures — the peak of pooled blocks and the kernel temporaries of the
+  // call running (kernels::einsum_scratch), each block rounded to its pool size class, plus the exchange
+  // buffers grown to the largest exchange — and the vertex during which the pooled peak is reached (an
+  // input: while inputs are placed).
+  std::vector<std::size_t> peak_memory_bytes;
   std::vector<VertexId> peak_vertex;
 };
 

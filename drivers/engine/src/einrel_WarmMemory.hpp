@@ -2,20 +2,25 @@
 #define EINREL_WARMMEMORY_HPP
 
 #include <einrel_Engine.hpp>
+#include <einrel_KernelScratch.hpp>
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace einrel::engine {
 
 // Local (no messages): walks one execution of `schedule` on this rank in execute()'s order, taking from the
-// memory space's BlockPool every block it will take (operand copies, partial blocks, reduction receives),
+// memory space's BlockPool every block it will take (the inputs' blocks, operand copies, partial blocks,
+// reduction receives),
 // growing `exchange`'s buffers to each redistribution's needs, touching all of it, and giving the blocks
 // back when execute would. The execution that follows then finds its blocks cached in the pool and its
 // buffers allocated: no fresh pages are first-touched inside its timed phases (a fresh page costs ~2-3 ms
 // per MiB on this project's machines, more than the kernels of an element-wise vertex). What stays
 // allocated afterwards: the pool's cache (bounded by its limit) and the exchange buffers. Kernel
-// temporaries are not covered. ScaLAPACK-style drivers allocate their arrays before timing the same way.
+// temporaries (kernels::einsum_scratch) are taken too, once per kind of call. Call it before loading the
+// inputs, whose blocks then come from the pool's cache too. ScaLAPACK-style drivers allocate their arrays
+// before timing the same way.
 template <class ExecutionSpace>
 void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
                  const Graph& graph, const Schedule& schedule, const EngineOptions& options = {}) {
@@ -27,6 +32,23 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
   auto release_if_dead = [&](VertexId v) {
     if (uses[v] == 0 && !schedule.kept(v)) held[v].clear();
   };
+  // The inputs' blocks first, released as execute releases them: the caller loads its inputs after this
+  // walk, into these blocks (then cached), and the walk allocates what execute will, no more.
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (!vertex.is_input()) continue;
+    dispatch_dtype(vertex.dtype, [&](auto scalar) {
+      using Block = Tensor<decltype(scalar), Memory>;
+      const BlockGrid& grid = schedule.layout(v).grid();
+      for (Extent b : schedule.layout(v).blocks_of(rank)) {
+        Block block = Block::uninitialized(vertex.name + "/warm", grid.box(grid.key(b)).extents());
+        Kokkos::deep_copy(exec, block.view(), decltype(scalar)(0));
+        held[v].emplace(b, block);
+      }
+    });
+  }
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (graph.vertex(v).is_input()) release_if_dead(v);
 
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -54,13 +76,29 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
         }
         exchange.prepare(exec, redistribute::RedistributionPlan(from, to, rank, sizeof(S), options.limits), sizeof(S));
       }
+      // In place, the first operand's blocks (shared with its producer: same grid, same block ids) become
+      // the output's.
+      const std::map<Extent, AnyTensor<Memory>> first_operand =
+          schedule.in_place(v) ? held[vertex.inputs[0]] : std::map<Extent, AnyTensor<Memory>>{};
       for (VertexId in : vertex.inputs) --uses[in];
       for (VertexId in : vertex.inputs) release_if_dead(in);
       std::map<Extent, Block> partials;
       const auto [first, last] = vs.tuples_of(rank);
-      for (Extent t = first; t < last; ++t)
-        if (!partials.count(vs.output_block(t)))
-          partials.emplace(vs.output_block(t), take(out.box(out.key(vs.output_block(t))).extents()));
+      // Each kernel call's temporaries, taken while the call's partial is: one set per kind of call.
+      std::set<std::pair<std::vector<Bound>, bool>> calls;
+      for (Extent t = first; t < last; ++t) {
+        const Extent g = vs.output_block(t);
+        const bool accumulate = partials.count(g) > 0;
+        if (!accumulate)
+          partials.emplace(
+              g, schedule.in_place(v) ? std::get<Block>(first_operand.at(g)) : take(out.box(out.key(g)).extents()));
+        const auto [call, fresh] = calls.emplace(vs.tuple_bounds(t), accumulate);
+        if (!fresh) continue;
+        std::vector<Block> scratch;
+        for (Extent n :
+             kernels::einsum_scratch(resolve(vertex.resolved->einsum(), call->first), accumulate, exec.concurrency()))
+          scratch.push_back(take({n}));
+      }
       operands.clear();
       std::vector<Block> incoming;
       for (Extent g : vs.output_layout().blocks_of(rank))
