@@ -363,6 +363,24 @@ TEST(TEST_CATEGORY, InPlaceVerticesOverwriteTheirOperand) {
     EXPECT_FALSE(schedule.in_place(*g.find("Y")));
     check_engine<double>(comm, g, plan.partitions, 9, 1e-12);
   }
+  // Softmax: the subtraction-and-exp overwrites the scores its max read before it, the division the exp.
+  const Graph softmax =
+      parse_graph("input A f64[12,10]\ninput B f64[10,16]\nT = einsum(\"ij,jk->ik\", A, B)\nS = softmax(T)\noutput S\n",
+                  "softmax.ein");
+  for (const std::string& planner : partition::planner_names()) {
+    SCOPED_TRACE("softmax " + planner);
+    const partition::Plan plan = partition::make_plan(softmax, partition::procs_for_ranks(R), planner);
+    const engine::Schedule schedule(softmax, plan.partitions, R);
+    const VertexId t = *softmax.find("T"), e = *softmax.find("S__exp");
+    if (schedule.vertex(e).operand_layout(0) == schedule.layout(t) &&
+        schedule.vertex(e).output_layout() == schedule.layout(t)) {
+      EXPECT_TRUE(schedule.in_place(e));
+    }
+    check_engine<double>(comm, softmax, plan.partitions, 11, 1e-12);
+  }
+  const engine::Schedule whole_blocks(softmax, partition::make_plan(softmax, 1, "eindecomp").partitions, R);
+  EXPECT_TRUE(whole_blocks.in_place(*softmax.find("S__exp")));
+  EXPECT_TRUE(whole_blocks.in_place(*softmax.find("S")));
   const Graph kept = parse_graph(
       "input A f64[8,6]\ninput B f64[6,4]\nT = einsum(\"ij,jk->ik\", A, B)\nU = einsum(\"ij->ij\", T, map=exp)\n"
       "V = einsum(\"ij,ij->ij\", T, T, join=add)\noutput T, U, V\n",

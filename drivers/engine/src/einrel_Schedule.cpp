@@ -1,6 +1,8 @@
 #include <einrel_Error.hpp>
 #include <einrel_Schedule.hpp>
 
+#include <algorithm>
+
 namespace einrel::engine {
 
 using redistribute::BlockLayout;
@@ -95,14 +97,18 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     }
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
+  std::vector<VertexId> last_reader(graph.size(), 0);
+  for (VertexId v = 0; v < graph.size(); ++v)
+    for (VertexId in : graph.vertex(v).inputs) last_reader[in] = v;
   in_place_.assign(graph.size(), false);
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
     const EinSum& e = vertex.resolved->einsum();
     const VertexId in = vertex.inputs[0];
+    const bool read_once = std::count(vertex.inputs.begin(), vertex.inputs.end(), in) == 1;
     in_place_[v] = vertex.resolved->aggregated_labels().empty() && e.output == e.inputs[0] &&
-                   !graph.vertex(in).is_input() && uses_[in] == 1 && !kept_[in] &&
+                   !graph.vertex(in).is_input() && last_reader[in] == v && read_once && !kept_[in] &&
                    vertices_[v]->operand_layout(0) == *layouts_[in] &&
                    vertices_[v]->output_layout() == vertices_[v]->operand_layout(0);
   }

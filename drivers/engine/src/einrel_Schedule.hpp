@@ -75,7 +75,8 @@ class Schedule {
   std::optional<std::size_t> shared_operand(VertexId v, std::size_t k) const;
   // Whether EinSum vertex v writes its result into the blocks of its first operand: v is element-wise
   // (nothing aggregated) with the labels of that operand in the same order, the operand is an
-  // intermediate value only v reads, once, and it already lies in v's layout, which is v's output layout.
+  // intermediate value that dies at v (v reads it once and is its last reader; earlier readers have run),
+  // and it already lies in v's layout, which is v's output layout.
   // Then v takes no new blocks and moves nothing for that operand (DESIGN.md §6; docs/engine.md).
   bool in_place(VertexId v) const { return in_place_[v]; }
 
