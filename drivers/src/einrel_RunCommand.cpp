@@ -336,6 +336,8 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   engine::EngineOptions engine_options;
   engine_options.limits = exchange_limits(options);
   const engine::Traffic estimate = engine::dry_run(s.graph, *s.schedule, engine_options.limits);
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible)
+    engine::check_node_memory(comm.get(), estimate.peak_memory_bytes[static_cast<std::size_t>(comm.rank())]);
   PoolCacheLimit cache(options.memory_limit, estimate.peak_memory_bytes[static_cast<std::size_t>(comm.rank())]);
   BlockPool<Memory>::instance().reset_statistics();
   engine_options.failure = s.failure;

@@ -2,7 +2,14 @@
 #include <einrel_Error.hpp>
 #include <einrel_MemoryFit.hpp>
 
+#include <einrel_Communicator.hpp>
+
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace einrel::engine {
 
@@ -49,6 +56,39 @@ partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequ
               std::to_string(closest.peak) + " bytes on rank " + std::to_string(closest.rank) + " at vertex '" +
               graph.vertex(closest.vertex).name + "', " + std::to_string(closest.peak - *memory_limit) +
               " bytes more than the limit");
+}
+
+std::size_t available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    std::istringstream words(line);
+    std::string key;
+    std::size_t kib = 0;
+    if (words >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+void check_node_memory(MPI_Comm comm, std::size_t estimate) {
+  const redistribute::Communicator world(comm);
+  MPI_Comm node = MPI_COMM_NULL;
+  redistribute::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node),
+                          "MPI_Comm_split_type");
+  unsigned long long mine = estimate, needed = 0;
+  const int rc = MPI_Allreduce(&mine, &needed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, node);
+  int ranks = 0;
+  MPI_Comm_size(node, &ranks);
+  MPI_Comm_free(&node);
+  redistribute::check_mpi(rc, "MPI_Allreduce");
+  redistribute::collectively(world, [&] {
+    const std::size_t available = available_host_memory();
+    if (available > 0 && needed > available)
+      throw Error("the plan needs " + std::to_string(needed) + " bytes on a node of " + std::to_string(ranks) +
+                  " rank(s) (estimated: blocks, kernel temporaries, exchange buffers), and " +
+                  std::to_string(available) +
+                  " are available there: run on more nodes, or let --memory-limit choose a plan that needs less");
+  });
 }
 
 }  // namespace einrel::engine

@@ -6,6 +6,8 @@
 #include <einrel_Planner.hpp>
 #include <einrel_RedistributionPlan.hpp>
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -28,6 +30,15 @@ struct PlanRequest {
 // comes closest, its rank and vertex, and the bytes missing.
 partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
                                    std::optional<std::size_t> memory_limit);
+
+// The memory this host can still give out: MemAvailable of /proc/meminfo, else the free physical pages.
+std::size_t available_host_memory();
+
+// Collective over comm: throws Error on every rank, before anything is allocated, when the ranks that share
+// a node (MPI_COMM_TYPE_SHARED) together need more than available_host_memory() there, each rank needing
+// `estimate` bytes (its dry-run peak_memory_bytes); the message gives the bytes needed and available.
+// For host memory spaces.
+void check_node_memory(MPI_Comm comm, std::size_t estimate);
 
 }  // namespace einrel::engine
 
