@@ -5,6 +5,7 @@
 // (64 op combinations each: too many to compile in every translation unit that calls einsum).
 
 #include <einrel_BlockedGeneric.hpp>
+#include <einrel_SimdGenericLaunch.hpp>
 
 #include <string>
 #include <type_traits>
@@ -96,6 +97,10 @@ void dispatch_ops(JoinOp join_op, AggOp agg_op, const MapOp& map, F&& f) {
 template <class ExecutionSpace, class Scalar>
 void launch_blocked_generic(const ExecutionSpace& exec,
                             const BlockedGenericArgs<Scalar, typename ExecutionSpace::memory_space>& a) {
+  // On the host the common op pairs take the vector kernels where the CPU has an ISA for them.
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
+    if (const std::optional<simd::Isa> isa = simd::best_isa(); isa && launch_simd_generic(exec, a, *isa)) return;
+  }
   using Memory = typename ExecutionSpace::memory_space;
   constexpr Extent tile = 4;
   const Extent tiles_m = (a.m + tile - 1) / tile, tiles_n = (a.n + tile - 1) / tile;
