@@ -8,8 +8,10 @@ const std::vector<Isa>& supported_isas() {
     std::vector<Isa> found;
 #if EINREL_SIMD_X86
     // __builtin_cpu_supports also checks that the OS saves the wider registers.
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) found.push_back(Isa::avx2);
-    if (__builtin_cpu_supports("avx512f")) found.push_back(Isa::avx512);
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      found.push_back(Isa::avx2);
+      if (__builtin_cpu_supports("avx512f")) found.push_back(Isa::avx512);
+    }
 #endif
     return found;
   }();

@@ -1,10 +1,10 @@
 #ifndef EINREL_SIMDISA_HPP
 #define EINREL_SIMDISA_HPP
 
-// The x86-64 vector ISAs einrel has hand-written kernels for (the generic ⊗/⊕ micro-kernels), and which
-// of them the running CPU supports. Free of Kokkos: the kernels
-// live in translation units of their own, compiled for their ISA whatever the build's -march, and are
-// called only where the CPU has it.
+// The x86-64 vector ISAs einrel has hand-written kernels for (the generic ⊗/⊕ micro-kernels, the
+// transposing permutation), and which of them the running CPU supports. Free of Kokkos: the kernels live
+// in translation units of their own, compiled for their ISA whatever the build's -march, and are called
+// only where the CPU has it.
 
 #include <optional>
 #include <vector>
@@ -19,7 +19,7 @@
 
 namespace einrel::kernels::simd {
 
-enum class Isa { avx2, avx512 };  // AVX2 with FMA; AVX-512F
+enum class Isa { avx2, avx512 };  // AVX2 with FMA; that and AVX-512F
 
 // The ISAs this build has kernels for and the running CPU supports, best last (empty off x86-64).
 const std::vector<Isa>& supported_isas();
