@@ -61,7 +61,7 @@ TEST(TEST_CATEGORY, PermuteIsCacheBlockedTranspose) {
   EXPECT_THROW(kernels::permute(TEST_EXECSPACE{}, a, "ij", b, "ji"), Error);
 }
 
-// Transposes ragged against the vector tiles (64) and blocks (8 and 4): partial tiles and blocks on
+// Transposes ragged against the vector tiles (64 x 256) and blocks (4 to 16): partial tiles and blocks on
 // either side, single rows and columns, outer dimensions around the transposed pair, with add.
 TEST(TEST_CATEGORY, PermuteTransposesRaggedShapes) {
   for (const bool add : {false, true}) {
@@ -74,6 +74,8 @@ TEST(TEST_CATEGORY, PermuteTransposesRaggedShapes) {
     check_permutation<double>("abc", "cba", {3, 17, 70}, add);
     check_permutation<float>("abc", "acb", {2, 65, 9}, add);
     check_permutation<double>("abcd", "dcba", {5, 4, 3, 19}, add);
+    check_permutation<float>("ij", "ji", {300, 70}, add);
+    check_permutation<double>("ij", "ji", {260, 129}, add);
   }
 }
 

@@ -19,15 +19,15 @@ struct PermuteGeometry {
   int num_outer = 0;
   Kokkos::Array<Extent, max_rank> outer_extent, outer_in, outer_out;  // extents and strides
   Extent extent_a = 1, extent_b = 1;
-  Extent in_stride_b = 0, out_stride_a = 1;  // the non-unit strides of b in the input, a in the output
-  bool same = true;                          // a == b: contiguous rows on both sides
-  Extent tile = 1, tiles_a = 1, tiles_b = 1;
+  Extent in_stride_b = 0, out_stride_a = 1;                 // the non-unit strides of b in the input, a in the output
+  bool same = true;                                         // a == b: contiguous rows on both sides
+  Extent tile_a = 1, tile_b = 1, tiles_a = 1, tiles_b = 1;  // tile_a x tile_b squares of (a, b)
 
   // Work item w: its tile's corner (a0, b0) and the offsets of its outer indices in the input and output.
   KOKKOS_INLINE_FUNCTION void locate(Extent w, Extent& a0, Extent& b0, Extent& oi, Extent& oo) const {
-    a0 = w % tiles_a * tile;
+    a0 = w % tiles_a * tile_a;
     w /= tiles_a;
-    b0 = w % tiles_b * tile;
+    b0 = w % tiles_b * tile_b;
     w /= tiles_b;
     oi = oo = 0;
     for (int k = num_outer - 1; k >= 0; --k) {
@@ -76,11 +76,12 @@ struct PermuteFunctor {
   }
 };
 
-// The transposing case (a != b) on the host: one tile x tile square of (a, b) per work item, transposed in
-// vector registers (einrel_SimdTranspose.hpp). 64 x 64 measured faster than 32 x 32 here (perf_tests).
+// The transposing case (a != b) on the host: one tile_a x tile_b rectangle of (a, b) per work item,
+// transposed in vector registers (einrel_SimdTranspose.hpp). Output rows of 256 elements measured faster
+// than 64 (long runs of whole lines for the streaming stores), 64 rows faster than 32 or 16.
 template <class Scalar, class MemorySpace>
 struct VectorTransposeFunctor {
-  static constexpr Extent tile = 64;
+  static constexpr Extent tile_a = 64, tile_b = 256;
   Kokkos::View<const Scalar*, MemorySpace> in;
   Kokkos::View<Scalar*, MemorySpace> out;
   PermuteGeometry g;
@@ -90,8 +91,8 @@ struct VectorTransposeFunctor {
   void operator()(const Extent w) const {
     Extent a0, b0, oi, oo;
     g.locate(w, a0, b0, oi, oo);
-    const int na = static_cast<int>(g.extent_a - a0 < tile ? g.extent_a - a0 : tile);
-    const int nb = static_cast<int>(g.extent_b - b0 < tile ? g.extent_b - b0 : tile);
+    const int na = static_cast<int>(g.extent_a - a0 < tile_a ? g.extent_a - a0 : tile_a);
+    const int nb = static_cast<int>(g.extent_b - b0 < tile_b ? g.extent_b - b0 : tile_b);
     simd::transpose_tile(isa, in.data() + oi + a0 + b0 * g.in_stride_b, g.in_stride_b,
                          out.data() + oo + b0 + a0 * g.out_stride_a, g.out_stride_a, na, nb, add, stream);
   }
@@ -122,8 +123,10 @@ void permute_using(const ExecutionSpace& exec, std::optional<simd::Isa> isa, con
   PermuteGeometry g;
   g.same = rank == 0 || labels_in[rank - 1] == labels_out[rank - 1];
   const bool vector_tiles = host && isa && !g.same;
-  g.tile = vector_tiles ? VectorTransposeFunctor<Scalar, MemorySpace>::tile
-                        : PermuteFunctor<Scalar, MemorySpace, false>::tile;
+  g.tile_a = vector_tiles ? VectorTransposeFunctor<Scalar, MemorySpace>::tile_a
+                          : PermuteFunctor<Scalar, MemorySpace, false>::tile;
+  g.tile_b = vector_tiles ? VectorTransposeFunctor<Scalar, MemorySpace>::tile_b
+                          : PermuteFunctor<Scalar, MemorySpace, false>::tile;
   Extent work = 1;
   if (rank > 0) {
     const char a = labels_in[rank - 1], b = labels_out[rank - 1];
@@ -132,8 +135,8 @@ void permute_using(const ExecutionSpace& exec, std::optional<simd::Isa> isa, con
       g.extent_b = out.bound()[rank - 1];
       g.out_stride_a = out_strides[labels_out.find(a)];
       g.in_stride_b = in_strides[labels_in.find(b)];
-      g.tiles_a = (g.extent_a + g.tile - 1) / g.tile;
-      g.tiles_b = (g.extent_b + g.tile - 1) / g.tile;
+      g.tiles_a = (g.extent_a + g.tile_a - 1) / g.tile_a;
+      g.tiles_b = (g.extent_b + g.tile_b - 1) / g.tile_b;
     }
     for (int d = 0; d < rank; ++d) {
       if (labels_in[d] == a || labels_in[d] == b) continue;

@@ -10,7 +10,7 @@
 namespace einrel::kernels::simd {
 
 // out[x * out_stride + y] = in[y * in_stride + x] for x < na, y < nb, or out += that with `add`:
-// square blocks transposed in registers, the ragged rims element by element. `stream`: non-temporal
+// blocks transposed in registers, the ragged rims element by element. `stream`: non-temporal
 // stores (without `add`, where out's rows are 64-byte aligned), for outputs that leave the caches anyway.
 template <class Scalar>
 void transpose_tile(Isa isa, const Scalar* in, Extent in_stride, Scalar* out, Extent out_stride, int na, int nb,
