@@ -1,19 +1,23 @@
-// Times einrel's block kernels against the vendor BLAS GEMM (KokkosBlas::gemm, OpenBLAS on this machine)
-// doing the same multiply-adds on the same data, and the permutation kernel against a plain copy.
-// Prints CSV: case,equation,shape,einrel_gflops,reference_gflops,ratio — medians of --reps runs, ratio =
-// einrel rate / reference rate (for the copy case the rates are GB/s).
+// Times einrel's block kernels against plain CBLAS GEMM (OpenBLAS on this machine) doing the same
+// multiply-adds, and the permutation kernel against a plain memcpy of the same bytes; both peers run on
+// warm buffers allocated outside Kokkos, with the same thread count.
+// Prints CSV: case,equation,shape,einrel_gflops,reference_gflops,ratio — medians of --reps runs of each
+// side, called alternately; ratio = einrel rate / reference rate. A GFLOP/s is 2 element pairs (one
+// multiply-add), so for the generic ⊗/⊕ rows the ratio is einrel's element-pair rate over GEMM's; for the
+// permutation rows the rates are GB/s (read + write).
 //   einrel_kernel_bench [--reps R] [--max-size N] [--dtype f64|f32] [--only SUBSTRING]
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_Permute.hpp>
 #include <einrel_Tensor.hpp>
 #include "einrel_BenchTiming.hpp"
 
-#include <KokkosBlas3_gemm.hpp>
+#include <cblas.h>
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
@@ -31,13 +35,6 @@ std::string only;  // run only cases whose name contains this
 
 bool selected(const std::string& name) { return name.find(only) != std::string::npos; }
 
-// Median of `reps` timed calls after one warm-up call.
-template <class F>
-double median_seconds(int reps, F&& f) {
-  f();
-  return einrel::bench::median_seconds(reps, f);
-}
-
 template <class Scalar>
 einrel::Tensor<Scalar, Memory> random_tensor(const Bound& b, unsigned seed) {
   einrel::Tensor<Scalar, Memory> t("bench", b);
@@ -53,8 +50,23 @@ std::string shape_of(const EinSum& e, const std::map<char, Extent>& extent) {
   return s;
 }
 
-// One einsum case: einrel's kernel on X, Y against batch x (m x k)·(k x n) vendor GEMMs on buffers of
-// the same sizes (the multiply-adds an expert would hand to BLAS, without any rearranging).
+void gemm(Extent m, Extent n, Extent k, const double* a, const double* b, double* c) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+}
+void gemm(Extent m, Extent n, Extent k, const float* a, const float* b, float* c) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+}
+
+// Buffers outside Kokkos, every page written before any timing.
+template <class Scalar>
+std::vector<Scalar> warm_buffer(Extent size, unsigned seed) {
+  std::vector<Scalar> v(size);
+  for (Extent i = 0; i < size; ++i) v[i] = static_cast<Scalar>((i * 2654435761u + seed) % 1000) / Scalar(1000);
+  return v;
+}
+
+// One einsum case: einrel's kernel on X, Y against batch x (m x k)·(k x n) CBLAS GEMMs on buffers of the
+// same sizes (the multiply-adds an expert would hand to BLAS, without any rearranging).
 template <class Scalar>
 void bench_einsum(const std::string& name, const std::string& equation, const std::map<char, Extent>& extent, int reps,
                   einrel::JoinOp join = einrel::JoinOp::mul, einrel::AggOp agg = einrel::AggOp::sum) {
@@ -76,44 +88,55 @@ void bench_einsum(const std::string& name, const std::string& equation, const st
     (in_x && in_y ? (in_z ? batch : k) : in_x ? m : n) *= extent.at(c);
   }
   const Exec exec;
-  const double einrel_s = median_seconds(reps, [&] {
-    einrel::kernels::einsum(exec, e, x, std::optional(y), z);
-    exec.fence();
-  });
-  using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  const double blas_s = median_seconds(reps, [&] {
-    for (Extent b = 0; b < batch; ++b) {
-      const Matrix A(x.view().data() + b * m * k, m, k), B(y.view().data() + b * k * n, k, n),
-          C(z.view().data() + b * m * n, m, n);
-      KokkosBlas::gemm("N", "N", Scalar(1), A, B, Scalar(0), C);
-    }
-    Kokkos::fence();
-  });
+  const auto a = warm_buffer<Scalar>(batch * m * k, 1), b = warm_buffer<Scalar>(batch * k * n, 2);
+  auto c = warm_buffer<Scalar>(batch * m * n, 3);
+  const auto [einrel_s, blas_s] = einrel::bench::alternating_median_seconds(
+      reps,
+      [&] {
+        einrel::kernels::einsum(exec, e, x, std::optional(y), z);
+        exec.fence();
+      },
+      [&] {
+        for (Extent i = 0; i < batch; ++i)
+          gemm(m, n, k, a.data() + i * m * k, b.data() + i * k * n, c.data() + i * m * n);
+      });
   const double flops = 2.0 * batch * m * n * k;
   std::cout << name << "," << e.equation() << "," << shape_of(e, extent) << "," << flops / einrel_s * 1e-9 << ","
             << flops / blas_s * 1e-9 << "," << blas_s / einrel_s << std::endl;
 }
 
-// The permutation (packing) kernel against Kokkos::deep_copy of the same bytes.
+// The permutation (packing) kernel against memcpy of the same bytes, one contiguous share per host thread.
 template <class Scalar>
 void bench_permute(const std::string& from, const std::string& to, const Bound& bound, int reps) {
   if (!selected("permute_bandwidth_GBps")) return;
   const auto in = random_tensor<Scalar>(bound, 3);
   Bound out_bound;
   for (char c : to) out_bound.push_back(bound[from.find(c)]);
-  const einrel::Tensor<Scalar, Memory> out("out", out_bound), copy("copy", bound);
+  const einrel::Tensor<Scalar, Memory> out("out", out_bound);
+  const auto source = warm_buffer<Scalar>(in.size(), 4);
+  auto copy = warm_buffer<Scalar>(in.size(), 5);
   const Exec exec;
-  const double permute_s = median_seconds(reps, [&] {
-    einrel::kernels::permute(exec, in, from, out, to);
-    exec.fence();
-  });
-  const double copy_s = median_seconds(reps, [&] {
-    Kokkos::deep_copy(exec, copy.view(), in.view());
-    exec.fence();
-  });
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const int threads = Host::concurrency();
+  const std::size_t share = (source.size() + threads - 1) / threads;
+  const auto [permute_s, copy_s] = einrel::bench::alternating_median_seconds(
+      reps,
+      [&] {
+        einrel::kernels::permute(exec, in, from, out, to);
+        exec.fence();
+      },
+      [&] {
+        Kokkos::parallel_for("memcpy", Kokkos::RangePolicy<Host>(0, threads), [&](const int t) {
+          const std::size_t begin = std::min(source.size(), t * share), end = std::min(source.size(), begin + share);
+          std::memcpy(copy.data() + begin, source.data() + begin, (end - begin) * sizeof(Scalar));
+        });
+        Kokkos::fence();
+      });
+  std::string shape;
+  for (Extent e : bound) shape += (shape.empty() ? "" : "x") + std::to_string(e);
   const double bytes = 2.0 * sizeof(Scalar) * in.size();  // read + write
-  std::cout << "permute_bandwidth_GBps," << from << "->" << to << "," << einrel::to_string(bound) << ","
-            << bytes / permute_s * 1e-9 << "," << bytes / copy_s * 1e-9 << "," << copy_s / permute_s << std::endl;
+  std::cout << "permute_bandwidth_GBps," << from << "->" << to << "," << shape << "," << bytes / permute_s * 1e-9 << ","
+            << bytes / copy_s * 1e-9 << "," << copy_s / permute_s << std::endl;
 }
 
 template <class Scalar>
@@ -133,6 +156,14 @@ void run_all(int reps, Extent max_size) {
   bench_einsum<Scalar>("permuted_multilabel", "ijk,jil->kl", {{'i', 64}, {'j', 64}, {'k', 512}, {'l', 512}}, reps);
   bench_einsum<Scalar>("attention_scores", "shd,thd->hst", {{'s', 512}, {'t', 512}, {'h', 8}, {'d', 64}}, reps);
   bench_einsum<Scalar>("linear", "bi,oi->bo", {{'b', 1024}, {'i', 1024}, {'o', 1024}}, reps);
+  // The generic ⊗/⊕ kernel on k-contiguous operands (a distance matrix's layout): the pairs with a vector
+  // micro-kernel, then one that takes the scalar functor.
+  const Extent g = std::min<Extent>(2048, max_size);
+  const std::map<char, Extent> square = {{'i', g}, {'j', g}, {'k', g}};
+  bench_einsum<Scalar>("generic_sqdiff_sum", "ij,kj->ik", square, reps, einrel::JoinOp::sqdiff, einrel::AggOp::sum);
+  bench_einsum<Scalar>("generic_add_max", "ij,kj->ik", square, reps, einrel::JoinOp::add, einrel::AggOp::max);
+  bench_einsum<Scalar>("generic_add_min", "ij,kj->ik", square, reps, einrel::JoinOp::add, einrel::AggOp::min);
+  bench_einsum<Scalar>("generic_mul_max", "ij,kj->ik", square, reps, einrel::JoinOp::mul, einrel::AggOp::max);
   bench_einsum<Scalar>("generic_sqdiff_max", "ij,jk->ik", {{'i', 512}, {'j', 512}, {'k', 512}}, reps,
                        einrel::JoinOp::sqdiff, einrel::AggOp::max);
   bench_permute<Scalar>("ij", "ji", {4096, 4096}, reps);
@@ -162,7 +193,13 @@ int main(int argc, char* argv[]) {
       return 2;
     }
   }
-  std::cout << "case,equation,shape,einrel_gflops,reference_gflops,ratio\n";
+  // What the peers run on: a GEMM peer slower than the machine allows would flatter every ratio.
+  std::cout << "# Kokkos threads " << Exec::concurrency();
+#ifdef OPENBLAS_VERSION
+  std::cout << "; BLAS:" << OPENBLAS_VERSION << "with " << openblas_get_corename() << " kernels, "
+            << openblas_get_num_threads() << " threads";
+#endif
+  std::cout << "\ncase,equation,shape,einrel_gflops,reference_gflops,ratio\n";
   if (dtype == "f32")
     run_all<float>(reps, max_size);
   else

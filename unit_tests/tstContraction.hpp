@@ -1,6 +1,5 @@
 #include <einrel_ContractionPlan.hpp>
 #include <einrel_EinsumKernel.hpp>
-#include <einrel_Permute.hpp>
 
 #include <einrel_TestHelpers.hpp>
 
@@ -158,37 +157,6 @@ TEST(TEST_CATEGORY, ContractionPlansUseOperandsInPlace) {
   EXPECT_EQ(p.x_only, "x");
   EXPECT_EQ(p.x_labels, "ij");
   EXPECT_THROW(kernels::plan_contraction(resolve(EinSum::parse("ij->i", 1), {{2, 2}})), Error);
-}
-
-template <class Scalar>
-void check_permutation(const std::string& from, const std::string& to, const Bound& bound, bool add) {
-  const auto in = test::random_values<Scalar>(bound, 5), base = test::random_values<Scalar>(bound, 6);
-  std::map<char, Extent> extent;
-  for (std::size_t d = 0; d < from.size(); ++d) extent[from[d]] = bound[d];
-  const Bound out_bound = bound_of(to, extent);
-  const auto out = tensor_from_host<TEST_MEMSPACE>("out", out_bound, add ? base : std::vector<Scalar>(base.size(), 0));
-  TEST_EXECSPACE exec;
-  kernels::permute(exec, tensor_from_host<TEST_MEMSPACE>("in", bound, in), from, out, to, add);
-  exec.fence();
-  // Expected: the identity einsum from -> to, plus the base with add.
-  auto expected =
-      test::reference_einsum(EinSum::parse(from + "->" + to, 1), {bound}, std::vector<std::vector<Scalar>>{in});
-  if (add)
-    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += base[i];
-  SCOPED_TRACE(from + "->" + to + " " + to_string(bound));
-  test::expect_all_close(tensor_to_host(out), expected, test::sum_tolerance<Scalar>(2));
-}
-
-TEST(TEST_CATEGORY, PermuteIsCacheBlockedTranspose) {
-  check_permutation<double>("ij", "ji", {70, 45}, false);
-  check_permutation<double>("ij", "ij", {7, 45}, true);
-  check_permutation<float>("abcd", "dbca", {3, 33, 2, 40}, false);
-  check_permutation<float>("abcd", "badc", {5, 1, 7, 3}, true);
-  check_permutation<double>("abcde", "eadcb", {2, 3, 4, 5, 6}, false);
-  check_permutation<double>("", "", {}, true);
-  check_permutation<double>("a", "a", {1}, false);
-  Tensor<double, TEST_MEMSPACE> a("a", {2, 3}), b("b", {2, 3});
-  EXPECT_THROW(kernels::permute(TEST_EXECSPACE{}, a, "ij", b, "ji"), Error);
 }
 
 // Few outputs with long aggregations take the chunked path; every agg op and a map.

@@ -1,6 +1,7 @@
 #include <einrel_BlockPool.hpp>
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_KernelScratch.hpp>
+#include <einrel_SimdIsa.hpp>
 #include <einrel_Tensor.hpp>
 
 #include <einrel_TestHelpers.hpp>
@@ -30,7 +31,9 @@ void check_scratch(std::size_t count, EinSum e, const std::vector<Bound>& bounds
   const std::size_t held = pool.statistics().bytes_held;
   kernels::einsum(exec, resolved, x, y, z, accumulate);
   exec.fence();
-  const std::vector<Extent> scratch = kernels::einsum_scratch(resolved, accumulate, exec.concurrency());
+  const std::vector<Extent> scratch = kernels::einsum_scratch(
+      resolved, accumulate,
+      {Dtype::f64, exec.concurrency(), Kokkos::SpaceAccessibility<TEST_EXECSPACE, Kokkos::HostSpace>::accessible});
   std::size_t bytes = 0;
   for (Extent n : scratch) bytes += BlockPool<TEST_MEMSPACE>::size_class(n) * sizeof(double);
   EXPECT_EQ(scratch.size(), count);
@@ -45,14 +48,21 @@ TEST(TEST_CATEGORY, KernelScratchIsWhatTheKernelTakes) {
   check_scratch(1, parse("ikj,jl->il", 2), {{30, 8, 20}, {20, 25}});            // X reduced over k
   check_scratch(1, parse("jbi,bjk->bik", 2), {{20, 4, 18}, {4, 20, 17}});       // X packed
   check_scratch(0, parse("ij,jk->ik", 2), {{40, 30}, {30, 20}}, true);          // accumulating GEMM
+  // The vector kernels of the common pairs (host spaces with AVX2) pack X and Y into panels of their own.
+  const std::size_t panels =
+      Kokkos::SpaceAccessibility<TEST_EXECSPACE, Kokkos::HostSpace>::accessible && kernels::simd::best_isa() ? 2 : 0;
   EinSum distance = parse("ij,kj->ik", 2);
   distance.join = JoinOp::sqdiff;
-  check_scratch(0, distance, {{40, 30}, {20, 30}});  // blocked generic, as is
+  check_scratch(panels, distance, {{40, 30}, {20, 30}});  // blocked generic, as is
   EinSum tropical = parse("ij,jk->ki", 2);
   tropical.join = JoinOp::add;
   tropical.agg = AggOp::max;
-  check_scratch(2, tropical, {{40, 30}, {30, 20}});  // blocked generic: Y and the result arranged
-  check_scratch(3, tropical, {{40, 30}, {30, 20}}, true);
+  check_scratch(2 + panels, tropical, {{40, 30}, {30, 20}});  // blocked generic: Y and the result arranged
+  check_scratch(3 + panels, tropical, {{40, 30}, {30, 20}}, true);
+  EinSum scalar = tropical;  // no vector kernel for this pair
+  scalar.join = JoinOp::absdiff;
+  scalar.agg = AggOp::sum;
+  check_scratch(2, scalar, {{40, 30}, {30, 20}});
   check_scratch(1, parse("ij->", 1), {{3, 50000}});           // a long fold in chunks
   check_scratch(0, parse("ij->i", 1), {{4000, 30}});          // one thread per output
   check_scratch(0, parse("ij,j->ij", 2), {{300, 50}, {50}});  // element-wise rows

@@ -177,6 +177,22 @@ KOKKOS_INLINE_FUNCTION void with_constant(JoinOp op, F&& f) {
   }
 }
 
+// And for an aggregation: f(std::integral_constant<AggOp, op>{}).
+template <class F>
+KOKKOS_INLINE_FUNCTION void with_constant(AggOp op, F&& f) {
+  using A = AggOp;
+  switch (op) {
+    case A::sum:
+      return f(std::integral_constant<A, A::sum>{});
+    case A::max:
+      return f(std::integral_constant<A, A::max>{});
+    case A::min:
+      return f(std::integral_constant<A, A::min>{});
+    case A::prod:
+      return f(std::integral_constant<A, A::prod>{});
+  }
+}
+
 }  // namespace einrel
 
 #endif

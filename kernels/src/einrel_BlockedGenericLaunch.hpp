@@ -5,6 +5,7 @@
 // (64 op combinations each: too many to compile in every translation unit that calls einsum).
 
 #include <einrel_BlockedGeneric.hpp>
+#include <einrel_SimdGenericLaunch.hpp>
 
 #include <string>
 #include <type_traits>
@@ -55,47 +56,23 @@ struct BlockedGenericFunctor {
 // Calls f(join, agg, has_map) with the EinSum's ops as std::integral_constant values.
 template <class F>
 void dispatch_ops(JoinOp join_op, AggOp agg_op, const MapOp& map, F&& f) {
-  auto with_map = [&](auto join, auto agg) {
-    if (map.kind == MapKind::identity)
-      f(join, agg, std::false_type{});
-    else
-      f(join, agg, std::true_type{});
-  };
-  auto with_agg = [&](auto join) {
-    switch (agg_op) {
-      case AggOp::sum:
-        return with_map(join, std::integral_constant<AggOp, AggOp::sum>{});
-      case AggOp::max:
-        return with_map(join, std::integral_constant<AggOp, AggOp::max>{});
-      case AggOp::min:
-        return with_map(join, std::integral_constant<AggOp, AggOp::min>{});
-      case AggOp::prod:
-        return with_map(join, std::integral_constant<AggOp, AggOp::prod>{});
-    }
-  };
-  switch (join_op) {
-    case JoinOp::mul:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::mul>{});
-    case JoinOp::add:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::add>{});
-    case JoinOp::sub:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::sub>{});
-    case JoinOp::div:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::div>{});
-    case JoinOp::max:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::max>{});
-    case JoinOp::min:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::min>{});
-    case JoinOp::sqdiff:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::sqdiff>{});
-    case JoinOp::absdiff:
-      return with_agg(std::integral_constant<JoinOp, JoinOp::absdiff>{});
-  }
+  with_constant(join_op, [&](auto join) {
+    with_constant(agg_op, [&](auto agg) {
+      if (map.kind == MapKind::identity)
+        f(join, agg, std::false_type{});
+      else
+        f(join, agg, std::true_type{});
+    });
+  });
 }
 
 template <class ExecutionSpace, class Scalar>
 void launch_blocked_generic(const ExecutionSpace& exec,
                             const BlockedGenericArgs<Scalar, typename ExecutionSpace::memory_space>& a) {
+  // On the host the common op pairs take the vector kernels where the CPU has an ISA for them.
+  if constexpr (Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible) {
+    if (const std::optional<simd::Isa> isa = simd::best_isa(); isa && launch_simd_generic(exec, a, *isa)) return;
+  }
   using Memory = typename ExecutionSpace::memory_space;
   constexpr Extent tile = 4;
   const Extent tiles_m = (a.m + tile - 1) / tile, tiles_n = (a.n + tile - 1) / tile;

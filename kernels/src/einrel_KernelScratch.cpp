@@ -2,10 +2,11 @@
 #include <einrel_ContractionPlan.hpp>
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_KernelScratch.hpp>
+#include <einrel_SimdGenericLaunch.hpp>
 
 namespace einrel::kernels {
 
-std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumulate, Extent threads) {
+std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumulate, const KernelTarget& target) {
   const EinSum& e = resolved.einsum();
   const Extent outputs = num_elements(resolved.output_bound());
   std::vector<Extent> scratch;
@@ -23,16 +24,23 @@ std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumula
     if (use_blocked_generic(p)) {  // blocked_generic()
       if (e.inputs[0] != p.batch + p.m + p.k) add(e.inputs[0]);
       if (e.inputs[1] != p.batch + p.n + p.k) add(e.inputs[1]);
-      if (e.output != p.batch + p.m + p.n) {
-        add(e.output);
-        if (accumulate && e.agg != AggOp::sum) add(e.output);
+      const bool direct = e.output == p.batch + p.m + p.n;
+      if (!direct) add(e.output);
+      if (const std::optional<simd::Isa> isa = simd::best_isa(); target.host && isa && simd_pair(e.join, e.agg, e.map)) {
+        const PanelElements panels =
+            target.dtype == Dtype::f32
+                ? panel_elements<float>(*isa, p.batch_size, p.m_size, p.n_size, p.k_size)
+                : panel_elements<double>(*isa, p.batch_size, p.m_size, p.n_size, p.k_size);
+        scratch.push_back(panels.x);
+        scratch.push_back(panels.y);
       }
+      if (!direct && accumulate && e.agg != AggOp::sum) add(e.output);
       return scratch;
     }
   }
   const EinsumIndexing ix = make_indexing(resolved);
   if (!detail::use_rows(ix, accumulate, outputs)) {
-    const Extent chunks = detail::fold_chunks(outputs, ix.agg_size, threads);
+    const Extent chunks = detail::fold_chunks(outputs, ix.agg_size, target.threads);
     if (chunks > 1) scratch.push_back(outputs * chunks);
   }
   return scratch;

@@ -76,21 +76,25 @@ struct Held {
   std::size_t memory_estimate() const { return memory_peak + send_buffer + receive_buffer; }
 };
 
-// The bytes of the kernel temporaries of one tuple (kernels::einsum_scratch), by its operand bounds.
+// The bytes of the kernel temporaries of one tuple (kernels::einsum_scratch), by its operand bounds, on the
+// default execution space counted as one thread (a long generic fold's chunk partials, a few KiB, as one
+// chunk each).
 class ScratchBytes {
  public:
-  ScratchBytes(const EinSum& e, std::size_t element) : e_(e), element_(element) {}
+  ScratchBytes(const EinSum& e, Dtype dtype)
+      : e_(e),
+        target_{dtype, 1, Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible} {}
   std::size_t operator()(const std::vector<Bound>& bounds, bool accumulate) {
     auto [it, fresh] = known_.try_emplace({bounds, accumulate}, 0);
-    if (fresh)  // one thread: a long generic fold's chunk partials (a few KiB) are counted as one chunk each
-      for (Extent n : kernels::einsum_scratch(resolve(e_, bounds), accumulate, 1))
-        it->second += Bytes::of(n, element_).pooled;
+    if (fresh)
+      for (Extent n : kernels::einsum_scratch(resolve(e_, bounds), accumulate, target_))
+        it->second += Bytes::of(n, dtype_bytes(target_.dtype)).pooled;
     return it->second;
   }
 
  private:
   const EinSum& e_;
-  std::size_t element_;
+  kernels::KernelTarget target_;
   std::map<std::pair<std::vector<Bound>, bool>, std::size_t> known_;
 };
 
@@ -186,7 +190,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
     const BlockGrid& out = vs.output_layout().grid();
     const bool in_place = schedule.in_place(v);
     const std::vector<Bytes> kept_as_output = in_place ? bytes_on_ranks(v) : std::vector<Bytes>(R);
-    ScratchBytes scratch(vertex.resolved->einsum(), element);
+    ScratchBytes scratch(vertex.resolved->einsum(), vertex.dtype);
     for (int r = 0; r < R; ++r) {
       Extent partial = -1;  // the output block of the rank's last partial
       const auto [first, last] = vs.tuples_of(r);
