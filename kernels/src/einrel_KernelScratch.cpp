@@ -26,11 +26,11 @@ std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumula
       if (e.inputs[1] != p.batch + p.n + p.k) add(e.inputs[1]);
       const bool direct = e.output == p.batch + p.m + p.n;
       if (!direct) add(e.output);
-      if (const std::optional<simd::Isa> isa = simd::best_isa(); target.host && isa && simd_pair(e.join, e.agg, e.map)) {
-        const PanelElements panels =
-            target.dtype == Dtype::f32
-                ? panel_elements<float>(*isa, p.batch_size, p.m_size, p.n_size, p.k_size)
-                : panel_elements<double>(*isa, p.batch_size, p.m_size, p.n_size, p.k_size);
+      if (const std::optional<simd::Isa> isa = simd::best_isa();
+          target.host && isa && simd_pair(e.join, e.agg, e.map)) {
+        const PanelElements panels = target.dtype == Dtype::f32
+                                         ? panel_elements<float>(*isa, p.batch_size, p.m_size, p.n_size, p.k_size)
+                                         : panel_elements<double>(*isa, p.batch_size, p.m_size, p.n_size, p.k_size);
         scratch.push_back(panels.x);
         scratch.push_back(panels.y);
       }

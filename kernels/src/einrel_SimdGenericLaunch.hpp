@@ -31,7 +31,8 @@ struct PanelElements {
 template <class Scalar>
 PanelElements panel_elements(simd::Isa isa, Extent batch, Extent m, Extent n, Extent k) {
   const simd::PanelShape shape = simd::panel_shape<Scalar>(isa);
-  return {batch * ((m + shape.mr - 1) / shape.mr) * shape.mr * k, batch * ((n + shape.nr - 1) / shape.nr) * shape.nr * k};
+  return {batch * ((m + shape.mr - 1) / shape.mr) * shape.mr * k,
+          batch * ((n + shape.nr - 1) / shape.nr) * shape.nr * k};
 }
 
 // dst[b][p][t][r] = src[b][p * width + r][t]: an operand stored [batch][rows][k] as panels of `width`
