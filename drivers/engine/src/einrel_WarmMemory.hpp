@@ -96,9 +96,9 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
         if (!fresh) continue;
         std::vector<Block> scratch;
         for (Extent n :
-             kernels::einsum_scratch(
-                 resolve(vertex.resolved->einsum(), call->first), accumulate,
-                 {vertex.dtype, exec.concurrency(), Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible}))
+             kernels::einsum_scratch(resolve(vertex.resolved->einsum(), call->first), accumulate,
+                                     {vertex.dtype, exec.concurrency(),
+                                      Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible}))
           scratch.push_back(take({n}));
       }
       operands.clear();
