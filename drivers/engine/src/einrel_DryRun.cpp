@@ -105,7 +105,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
   Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0), std::vector<std::size_t>(R, 0),
                   std::vector<VertexId>(R, 0)};
   std::vector<Held> held(R);
-  std::vector<int> uses(graph.size());
+  Lifetimes lifetimes(schedule);
   // The bytes of each live value on each rank.
   std::vector<std::vector<Bytes>> value_bytes(graph.size());
   auto bytes_on_ranks = [&](VertexId v) {
@@ -117,20 +117,17 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
             Bytes::of(block_size(layout.grid(), b), dtype_bytes(graph.vertex(v).dtype));
     return bytes;
   };
-  auto release_if_dead = [&](VertexId v) {
-    if (uses[v] > 0 || schedule.kept(v)) return;
+  auto release = [&](VertexId v) {
     for (int r = 0; r < R; ++r) held[r].remove(value_bytes[v][r]);
     value_bytes[v].clear();
   };
 
   for (VertexId v = 0; v < graph.size(); ++v) {
-    uses[v] = schedule.uses(v);
     if (!graph.vertex(v).is_input()) continue;
     value_bytes[v] = bytes_on_ranks(v);
     for (int r = 0; r < R; ++r) held[r].add(value_bytes[v][r], v);
   }
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (graph.vertex(v).is_input()) release_if_dead(v);
+  for (VertexId v : lifetimes.unread_inputs(graph)) release(v);
 
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -170,10 +167,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
     }
     for (int r = 0; r < R; ++r) held[r].add(operand_bytes[r], v);
     // A producer released here leaves its shared blocks to the operands.
-    std::set<VertexId> producers(vertex.inputs.begin(), vertex.inputs.end());
-    for (VertexId in : vertex.inputs) --uses[in];
-    for (VertexId in : producers) {
-      if (uses[in] > 0 || schedule.kept(in)) continue;
+    for (VertexId in : lifetimes.read_operands(vertex)) {
       for (int r = 0; r < R; ++r) {
         Bytes kept;
         for (Extent b : shared[r][in]) kept += Bytes::of(block_size(schedule.layout(in).grid(), b), element);
@@ -223,7 +217,7 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
       held[r].remove(sent_bytes[r]);
     }
     value_bytes[v] = bytes_on_ranks(v);
-    release_if_dead(v);
+    if (lifetimes.dead(v)) release(v);
   }
   for (int r = 0; r < R; ++r) {
     traffic.ranks[r].peak_block_bytes = held[r].peak;

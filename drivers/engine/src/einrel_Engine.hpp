@@ -205,14 +205,9 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     extra(census);
     peak = std::max(peak, census.bytes());
   };
-  std::vector<int> uses(graph.size());
-  for (VertexId v = 0; v < graph.size(); ++v) uses[v] = schedule.uses(v);
-  auto release_if_dead = [&](VertexId v) {
-    if (uses[v] == 0 && !schedule.kept(v)) values[v].reset();
-  };
+  Lifetimes lifetimes(schedule);
   sample([](BlockCensus&) {});
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (graph.vertex(v).is_input()) release_if_dead(v);
+  for (VertexId v : lifetimes.unread_inputs(graph)) values[v].reset();
 
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -264,8 +259,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
           measure.floats_sent += stats.elements_sent;
           measure.floats_received += stats.elements_received;
         }
-        for (VertexId in : vertex.inputs) --uses[in];
-        for (VertexId in : std::set<VertexId>(vertex.inputs.begin(), vertex.inputs.end())) release_if_dead(in);
+        for (VertexId in : lifetimes.read_operands(vertex)) values[in].reset();
       }
 
       // (2) Local join tuples, each output block's tuples accumulated into one partial block.
@@ -348,7 +342,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
       for (const auto& [g, block] : partials) local.insert(out.key(g), block);
       values[v] = D(comm, vs.output_layout(), std::move(local));
     });
-    release_if_dead(v);
+    if (lifetimes.dead(v)) values[v].reset();
     measure.seconds = detail::seconds_since(vertex_start);
     result.traffic.floats_sent += measure.floats_sent;
     result.traffic.floats_received += measure.floats_received;

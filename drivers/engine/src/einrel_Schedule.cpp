@@ -120,4 +120,23 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
 
 std::optional<std::size_t> Schedule::shared_operand(VertexId v, std::size_t k) const { return shared_[v][k]; }
 
+Lifetimes::Lifetimes(const Schedule& schedule) : schedule_(schedule), uses_(schedule.partitions().size()) {
+  for (VertexId v = 0; v < uses_.size(); ++v) uses_[v] = schedule.uses(v);
+}
+
+std::vector<VertexId> Lifetimes::unread_inputs(const Graph& graph) const {
+  std::vector<VertexId> unread;
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (graph.vertex(v).is_input() && dead(v)) unread.push_back(v);
+  return unread;
+}
+
+std::vector<VertexId> Lifetimes::read_operands(const Vertex& vertex) {
+  for (VertexId in : vertex.inputs) --uses_[in];
+  std::vector<VertexId> died;
+  for (VertexId in : vertex.inputs)
+    if (dead(in) && std::find(died.begin(), died.end(), in) == died.end()) died.push_back(in);
+  return died;
+}
+
 }  // namespace einrel::engine

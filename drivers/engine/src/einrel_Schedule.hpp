@@ -90,6 +90,23 @@ class Schedule {
   std::vector<std::optional<redistribute::BlockLayout>> layouts_;
 };
 
+// The values' lifetimes as one execution walks the graph in vertex order — execute, its dry run and its
+// memory walk share them: a value dies once its last reader has read it, unless it is a graph output.
+class Lifetimes {
+ public:
+  explicit Lifetimes(const Schedule& schedule);
+  // The inputs nothing reads (graph outputs aside): dead before the first vertex runs.
+  std::vector<VertexId> unread_inputs(const Graph& graph) const;
+  // Counts EinSum vertex `vertex`'s reads of its operands; returns the distinct operands that died with them.
+  std::vector<VertexId> read_operands(const Vertex& vertex);
+  // Whether v, once computed, is dead already (nothing reads it and it is not kept).
+  bool dead(VertexId v) const { return uses_[v] == 0 && !schedule_.kept(v); }
+
+ private:
+  const Schedule& schedule_;
+  std::vector<int> uses_;  // reads still to come
+};
+
 }  // namespace einrel::engine
 
 #endif

@@ -27,11 +27,7 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
   using Memory = typename ExecutionSpace::memory_space;
   const int rank = exchange.comm().rank();
   std::vector<std::map<Extent, AnyTensor<Memory>>> held(graph.size());  // per value, the blocks this rank keeps
-  std::vector<int> uses(graph.size());
-  for (VertexId v = 0; v < graph.size(); ++v) uses[v] = schedule.uses(v);
-  auto release_if_dead = [&](VertexId v) {
-    if (uses[v] == 0 && !schedule.kept(v)) held[v].clear();
-  };
+  Lifetimes lifetimes(schedule);
   // The inputs' blocks first, released as execute releases them: the caller loads its inputs after this
   // walk, into these blocks (then cached), and the walk allocates what execute will, no more.
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -47,8 +43,7 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
       }
     });
   }
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (graph.vertex(v).is_input()) release_if_dead(v);
+  for (VertexId v : lifetimes.unread_inputs(graph)) held[v].clear();
 
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -80,8 +75,7 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
       // the output's.
       const std::map<Extent, AnyTensor<Memory>> first_operand =
           schedule.in_place(v) ? held[vertex.inputs[0]] : std::map<Extent, AnyTensor<Memory>>{};
-      for (VertexId in : vertex.inputs) --uses[in];
-      for (VertexId in : vertex.inputs) release_if_dead(in);
+      for (VertexId in : lifetimes.read_operands(vertex)) held[in].clear();
       std::map<Extent, Block> partials;
       const auto [first, last] = vs.tuples_of(rank);
       // Each kernel call's temporaries, taken while the call's partial is: one set per kind of call.
@@ -109,7 +103,7 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
       for (const auto& [g, block] : partials)
         if (vs.tuple_rank(g * vs.group_size()) == rank) held[v].emplace(g, block);
     });
-    release_if_dead(v);
+    if (lifetimes.dead(v)) held[v].clear();
   }
   compat::fence(exec, "einrel::engine: memory warmed");
 }
