@@ -4,11 +4,11 @@
 // rate the machine's BLAS reaches on the multiply-adds of a contraction, and the seconds of the first
 // call (which also sets up the BLAS's own threads and workspace).
 //   einrel_blas_peer --batch B --m M --n N --k K [--reps R] [--dtype f64|f32]
+#include "einrel_BenchOptions.hpp"
 #include "einrel_BenchTiming.hpp"
 
 #include <cblas.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <string>
@@ -35,32 +35,13 @@ double median_seconds(long batch, long m, long n, long k, int reps, Gemm gemm, d
 }  // namespace
 
 int main(int argc, char** argv) {
-  long batch = 1, m = 0, n = 0, k = 0;
-  int reps = 5;
-  std::string dtype = "f64";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--batch")
-      batch = std::stol(value);
-    else if (key == "--m")
-      m = std::stol(value);
-    else if (key == "--n")
-      n = std::stol(value);
-    else if (key == "--k")
-      k = std::stol(value);
-    else if (key == "--reps")
-      reps = std::stoi(value);
-    else if (key == "--dtype")
-      dtype = value;
-    else {
-      std::cerr << "einrel_blas_peer: unknown option " << key << "\n";
-      return 2;
-    }
-  }
-  if (batch < 1 || m < 1 || n < 1 || k < 1 || reps < 1 || (dtype != "f64" && dtype != "f32")) {
-    std::cerr << "usage: einrel_blas_peer --batch B --m M --n N --k K [--reps R] [--dtype f64|f32]\n";
-    return 2;
-  }
+  const einrel::bench::Options options(argc, argv, {"--batch", "--m", "--n", "--k", "--reps", "--dtype"},
+                                       "einrel_blas_peer --batch B --m M --n N --k K [--reps R] [--dtype f64|f32]");
+  const long batch = options.number("--batch", 1), m = options.number("--m", 0), n = options.number("--n", 0),
+             k = options.number("--k", 0);
+  const int reps = static_cast<int>(options.number("--reps", 5));
+  const std::string dtype = options.text("--dtype", "f64");
+  if (batch < 1 || m < 1 || n < 1 || k < 1 || reps < 1 || (dtype != "f64" && dtype != "f32")) options.fail();
   double first = 0;
   const double seconds = dtype == "f64" ? median_seconds<double>(batch, m, n, k, reps, cblas_dgemm, first)
                                         : median_seconds<float>(batch, m, n, k, reps, cblas_sgemm, first);

@@ -2,6 +2,7 @@
 #define EINREL_CONTRACTION_HPP
 
 #include <einrel_ContractionPlan.hpp>
+#include <einrel_KernelScratch.hpp>
 #include <einrel_KokkosKernelsCompat.hpp>
 #include <einrel_Permute.hpp>
 #include <einrel_Tensor.hpp>
@@ -9,6 +10,8 @@
 #include <KokkosBatched_Gemm_Decl.hpp>
 #include <KokkosBatched_Gemm_Serial_Impl.hpp>
 #include <Kokkos_Core.hpp>
+
+#include <algorithm>
 
 namespace einrel::kernels {
 
@@ -35,15 +38,19 @@ struct BatchedGemmFunctor {
 
 namespace detail {
 
+// Whether a batch of GEMMs runs one thread per matrix (KokkosBatched::SerialGemm) rather than one vendor GEMM
+// per matrix.
+inline bool many_small_gemms(Extent batch, Extent rows, Extent cols, Extent inner, Extent threads) {
+  const Extent flops = rows * cols * inner;
+  return batch > 1 && (flops < 48 * 48 * 48 || (batch >= 4 * threads && flops < 128 * 128 * 128));
+}
+
 // Row-major, batched: C_b = op(A_b) op(B_b) + beta C_b for b < batch, matrices contiguous one after the other.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent batch, Extent rows, Extent cols,
                   Extent inner, const Scalar* a, const Scalar* b, Scalar* c, Scalar beta) {
-  const Extent flops = rows * cols * inner;
-  const bool many_small =
-      batch > 1 && (flops < 48 * 48 * 48 || (batch >= 4 * exec.concurrency() && flops < 128 * 128 * 128));
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  if (many_small) {
+  if (many_small_gemms(batch, rows, cols, inner, exec.concurrency())) {
     using Flat = Kokkos::View<const Scalar*, MemorySpace, Unmanaged>;
     const Flat av(a, batch * rows * inner), bv(b, batch * inner * cols);
     const Kokkos::View<Scalar*, MemorySpace, Unmanaged> cv(c, batch * rows * cols);
@@ -79,6 +86,23 @@ void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent
 }
 
 }  // namespace detail
+
+// Touches the vendor GEMM's own workspace before a timed run: OpenBLAS packs operand panels into per-thread
+// buffers that it maps on first use and keeps, so their pages are first-touched inside the first GEMM of a
+// process (~12 µs per 4 KiB page on this project's VMs: a first 1024³ dgemm takes 56 ms, later ones 23 ms).
+// One GEMM shaped like `call` but with at most 512 columns per thread and an inner extent of at most 2 KiB
+// of scalars touches what the full call touches (OpenBLAS' packed panel of the row-major left operand
+// grows with the rows; the other panel holds up to 512 columns per thread and one 256-deep slice of the
+// inner dimension in f64, 384 in f32), at a fraction of its flops. It runs on memory the caller has
+// touched already (the call's own blocks): `a` holds at least rows·inner scalars, `b` inner·cols, `c`
+// rows·cols; their values do not matter and `c`'s are overwritten. Asynchronous on `exec`.
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+void warm_vendor_gemm(const ExecutionSpace& exec, const GemmCall& call, const Scalar* a, const Scalar* b, Scalar* c) {
+  const Extent cols = std::min<Extent>(call.cols, 512 * exec.concurrency());
+  const Extent inner = std::min<Extent>(call.inner, 2048 / sizeof(Scalar));
+  detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(exec, false, false, 1, call.rows, cols, inner, a, b, c,
+                                                            Scalar(0));
+}
 
 // Z = X·Y (or Z += X·Y with accumulate) for a binary contraction `e`, resolved against the bounds of X
 // and Y and planned by plan_contraction:

@@ -1,4 +1,5 @@
 #include <einrel_BlockedGeneric.hpp>
+#include <einrel_Contraction.hpp>
 #include <einrel_ContractionPlan.hpp>
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_KernelScratch.hpp>
@@ -44,6 +45,15 @@ std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumula
     if (chunks > 1) scratch.push_back(outputs * chunks);
   }
   return scratch;
+}
+
+std::optional<GemmCall> vendor_gemm_call(const ResolvedEinSum& resolved, const KernelTarget& target) {
+  const EinSum& e = resolved.einsum();
+  if (e.arity() != 2 || !e.is_contraction()) return std::nullopt;
+  const ContractionPlan p = plan_contraction(resolved);
+  if (!detail::use_gemm(p) || detail::many_small_gemms(p.batch_size, p.m_size, p.n_size, p.k_size, target.threads))
+    return std::nullopt;
+  return p.z_transposed ? GemmCall{p.n_size, p.m_size, p.k_size, true} : GemmCall{p.m_size, p.n_size, p.k_size, false};
 }
 
 }  // namespace einrel::kernels

@@ -5,6 +5,7 @@
 #include <einrel_Dtype.hpp>
 #include <einrel_ResolvedEinSum.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace einrel::kernels {
@@ -23,6 +24,15 @@ struct KernelTarget {
   bool host = true;
 };
 std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumulate, const KernelTarget& target);
+
+// The vendor GEMM a kernels::einsum call of `resolved` makes once per batch index, if it makes one: a
+// contraction whose batch is not run as many small matrices. Row-major C[rows][cols] = A[rows][inner] ·
+// B[inner][cols], transposes aside.
+struct GemmCall {
+  Extent rows = 0, cols = 0, inner = 0;
+  bool swapped = false;  // A is the second operand: a Z stored [n][m] is computed as Y^T X^T
+};
+std::optional<GemmCall> vendor_gemm_call(const ResolvedEinSum& resolved, const KernelTarget& target);
 
 }  // namespace einrel::kernels
 

@@ -1,11 +1,13 @@
 #ifndef EINREL_WARMMEMORY_HPP
 #define EINREL_WARMMEMORY_HPP
 
+#include <einrel_Contraction.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_KernelScratch.hpp>
 
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 namespace einrel::engine {
@@ -18,9 +20,47 @@ namespace einrel::engine {
 // buffers allocated: no fresh pages are first-touched inside its timed phases (a fresh page costs ~2-3 ms
 // per MiB on this project's machines, more than the kernels of an element-wise vertex). What stays
 // allocated afterwards: the pool's cache (bounded by its limit) and the exchange buffers. Kernel
-// temporaries (kernels::einsum_scratch) are taken too, once per kind of call. Call it before loading the
+// temporaries (kernels::einsum_scratch) are taken too, once per kind of call, and the vendor BLAS' own
+// packing buffers are touched by one small GEMM (kernels::warm_vendor_gemm). Call it before loading the
 // inputs, whose blocks then come from the pool's cache too. ScaLAPACK-style drivers allocate their arrays
 // before timing the same way.
+namespace detail {
+
+// A kernel call that reaches the vendor GEMM: its vertex, operand bounds and GEMM.
+struct VendorGemmCall {
+  VertexId vertex = 0;
+  std::vector<Bound> bounds;
+  kernels::GemmCall gemm;
+};
+
+// Per dtype, of the vendor GEMMs this rank's kernel calls make, the one with the most rows (then columns,
+// then inner extent): the call whose workspace in the vendor BLAS is largest (kernels::warm_vendor_gemm).
+inline std::map<Dtype, VendorGemmCall> largest_gemm_calls(const Graph& graph, const Schedule& schedule, int rank,
+                                                          const kernels::KernelTarget& target) {
+  std::map<Dtype, VendorGemmCall> largest;
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) continue;
+    const VertexSchedule& vs = schedule.vertex(v);
+    std::set<std::vector<Bound>> calls;
+    const auto [first, last] = vs.tuples_of(rank);
+    for (Extent t = first; t < last; ++t) calls.insert(vs.tuple_bounds(t));
+    for (const std::vector<Bound>& bounds : calls) {
+      const auto gemm = kernels::vendor_gemm_call(resolve(vertex.resolved->einsum(), bounds),
+                                                  {vertex.dtype, target.threads, target.host});
+      if (!gemm) continue;
+      const auto kept = largest.find(vertex.dtype);
+      if (kept == largest.end() ||
+          std::tie(gemm->rows, gemm->cols, gemm->inner) >
+              std::tie(kept->second.gemm.rows, kept->second.gemm.cols, kept->second.gemm.inner))
+        largest[vertex.dtype] = {v, bounds, *gemm};
+    }
+  }
+  return largest;
+}
+
+}  // namespace detail
+
 template <class ExecutionSpace>
 void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
                  const Graph& graph, const Schedule& schedule, const EngineOptions& options = {}) {
@@ -28,6 +68,10 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
   const int rank = exchange.comm().rank();
   std::vector<std::map<Extent, AnyTensor<Memory>>> held(graph.size());  // per value, the blocks this rank keeps
   Lifetimes lifetimes(schedule);
+  const kernels::KernelTarget target{Dtype::f64, exec.concurrency(),
+                                     Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible};
+  // Touched on the blocks of the call with the largest workspace, when the walk reaches it.
+  std::map<Dtype, detail::VendorGemmCall> vendor_gemm = detail::largest_gemm_calls(graph, schedule, rank, target);
   // The inputs' blocks first, released as execute releases them: the caller loads its inputs after this
   // walk, into these blocks (then cached), and the walk allocates what execute will, no more.
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -58,16 +102,17 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
         Kokkos::deep_copy(exec, b.view(), S(0));
         return b;
       };
-      std::vector<AnyTensor<Memory>> operands;  // copies, and producer blocks they share (kept alive as in execute)
+      // Per operand, by block id: copies, and producer blocks they share (kept alive as in execute).
+      std::vector<std::map<Extent, AnyTensor<Memory>>> operands(vertex.inputs.size());
       for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
         if (schedule.shared_operand(v, k)) continue;
         const VertexId in = vertex.inputs[k];
         const redistribute::BlockLayout &from = schedule.layout(in), &to = vs.operand_layout(k);
         for (Extent b : to.blocks_of(rank)) {
           if (!(from.grid() == to.grid() && from.placement().holds(rank, b)))
-            operands.push_back(take(to.grid().box(to.grid().key(b)).extents()));
+            operands[k].emplace(b, take(to.grid().box(to.grid().key(b)).extents()));
           else if (held[in].count(b))
-            operands.push_back(held[in].at(b));
+            operands[k].emplace(b, held[in].at(b));
         }
         exchange.prepare(exec, redistribute::RedistributionPlan(from, to, rank, sizeof(S), options.limits), sizeof(S));
       }
@@ -89,11 +134,21 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
         const auto [call, fresh] = calls.emplace(vs.tuple_bounds(t), accumulate);
         if (!fresh) continue;
         std::vector<Block> scratch;
-        for (Extent n :
-             kernels::einsum_scratch(resolve(vertex.resolved->einsum(), call->first), accumulate,
-                                     {vertex.dtype, exec.concurrency(),
-                                      Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible}))
+        for (Extent n : kernels::einsum_scratch(resolve(vertex.resolved->einsum(), call->first), accumulate,
+                                                {vertex.dtype, target.threads, target.host}))
           scratch.push_back(take({n}));
+        const auto warm = vendor_gemm.find(vertex.dtype);
+        if (warm != vendor_gemm.end() && warm->second.vertex == v && warm->second.bounds == call->first) {
+          auto data = [&](std::size_t k) -> const S* {  // operand k's block of tuple t
+            const auto& blocks = operands[schedule.shared_operand(v, k).value_or(k)];
+            const auto found = blocks.find(vs.operand_block(k, t));
+            return found == blocks.end() ? nullptr : std::get<Block>(found->second).view().data();
+          };
+          const kernels::GemmCall& gemm = warm->second.gemm;
+          if (const S* a = data(gemm.swapped), *b = data(!gemm.swapped); a && b)
+            kernels::warm_vendor_gemm<ExecutionSpace, S, Memory>(exec, gemm, a, b, partials.at(g).view().data());
+          vendor_gemm.erase(warm);
+        }
       }
       operands.clear();
       std::vector<Block> incoming;
