@@ -1,0 +1,159 @@
+#include <einrel_DistType.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_TextCursor.hpp>
+
+#include <set>
+
+namespace einrel::redistribute {
+
+namespace {
+
+std::string axes_text(const std::vector<std::string>& axes) {
+  std::string s;
+  for (const std::string& a : axes) s += (s.empty() ? "" : ",") + a;
+  return "{" + s + "}";
+}
+
+Extent axes_size(const std::vector<std::string>& axes, const DeviceMesh& mesh) {
+  Extent n = 1;
+  for (const std::string& a : axes) n *= mesh.axis_size(a);
+  return n;
+}
+
+// NAME (',' NAME)* '}' after a '{', each an axis of `mesh`.
+std::vector<std::string> parse_axes(TextCursor& in, const DeviceMesh& mesh) {
+  std::vector<std::string> axes;
+  if (in.accept('}')) return axes;
+  do {
+    const std::size_t at = in.position();
+    const std::string name = in.axis_name("a mesh axis name");
+    if (!mesh.find(name)) in.fail_at(at, "unknown mesh axis '" + name + "' (the mesh is " + mesh.str() + ")");
+    axes.push_back(name);
+  } while (in.accept(','));
+  in.expect('}', "after the axes");
+  return axes;
+}
+
+}  // namespace
+
+DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const std::string& what) {
+  TextCursor in(text, what);
+  DistType type;
+  std::vector<std::size_t> starts;
+  in.expect('[', "to open the type");
+  if (!in.accept(']')) {
+    do {
+      starts.push_back(in.position());
+      const Extent first = in.integer("a tile or global extent (a positive integer)");
+      DistDim dim;
+      dim.global = first;
+      if (in.accept('{')) {
+        dim.axes = parse_axes(in, mesh);
+        dim.global = in.integer("the global extent after the axes");
+        if (dim.global % axes_size(dim.axes, mesh) == 0 && first != dim.global / axes_size(dim.axes, mesh))
+          in.fail_at(starts.back(), "tile " + std::to_string(first) + " is not " + std::to_string(dim.global) +
+                                        " over axes " + axes_text(dim.axes) + " of total size " +
+                                        std::to_string(axes_size(dim.axes, mesh)));
+      }
+      if (dim.global < 1) in.fail_at(starts.back(), "extents must be positive");
+      type.dims.push_back(dim);
+    } while (in.accept(','));
+    in.expect(']', "or ',' after a dimension");
+  }
+  if (!in.at_end()) {
+    const std::size_t at = in.position();
+    const std::string op = in.axis_name("a pending reduction (sum, max, min or prod) or end of text");
+    const auto agg = parse_agg_op(op);
+    if (!agg) in.fail_at(at, "unknown reduction '" + op + "' (expected " + agg_op_names() + ")");
+    type.partial_op = *agg;
+    in.expect('{', "after the reduction");
+    type.partial = parse_axes(in, mesh);
+    if (type.partial.empty()) in.fail_at(at, "a pending reduction needs at least one axis");
+  }
+  in.expect_end();
+  try {
+    check_type(type, mesh);
+  } catch (const Error& e) {
+    in.fail_at(0, e.what());
+  }
+  return type;
+}
+
+void check_type(const DistType& type, const DeviceMesh& mesh) {
+  if (type.dims.size() > static_cast<std::size_t>(max_rank))
+    throw Error("a distributed type has at most " + std::to_string(max_rank) + " dimensions");
+  std::set<std::string> used;
+  auto use = [&](const std::string& axis) {
+    mesh.axis_size(axis);
+    if (!used.insert(axis).second) throw Error("mesh axis '" + axis + "' is used twice in the type");
+  };
+  for (const DistDim& d : type.dims) {
+    for (const std::string& a : d.axes) use(a);
+    if (d.global < 1) throw Error("extents must be positive");
+    const Extent parts = axes_size(d.axes, mesh);
+    if (d.global % parts != 0)
+      throw Error("extent " + std::to_string(d.global) + " over axes " + axes_text(d.axes) + " of total size " +
+                  std::to_string(parts) +
+                  " gives uneven tiles, which distributed types do not have (einrel's point-to-point "
+                  "redistribution moves uneven layouts)");
+  }
+  for (const std::string& a : type.partial) use(a);
+}
+
+Extent tile_extent(const DistDim& dim, const DeviceMesh& mesh) { return dim.global / axes_size(dim.axes, mesh); }
+
+std::vector<Extent> local_shape(const DistType& type, const DeviceMesh& mesh) {
+  std::vector<Extent> shape;
+  for (const DistDim& d : type.dims) shape.push_back(tile_extent(d, mesh));
+  return shape;
+}
+
+Extent local_size(const DistType& type, const DeviceMesh& mesh) { return num_elements(local_shape(type, mesh)); }
+
+std::vector<Extent> global_shape(const DistType& type) {
+  std::vector<Extent> shape;
+  for (const DistDim& d : type.dims) shape.push_back(d.global);
+  return shape;
+}
+
+std::vector<Extent> tile_offset(const DistType& type, const DeviceMesh& mesh, const std::vector<int>& coordinates) {
+  std::vector<Extent> offset;
+  for (const DistDim& d : type.dims) {
+    Extent stride = tile_extent(d, mesh), o = 0;
+    for (const std::string& a : d.axes) {
+      const std::size_t k = *mesh.find(a);
+      o += stride * coordinates[k];
+      stride *= mesh.axes()[k].size;
+    }
+    offset.push_back(o);
+  }
+  return offset;
+}
+
+std::string str(const DistType& type, const DeviceMesh& mesh) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < type.dims.size(); ++i) {
+    const DistDim& d = type.dims[i];
+    if (i) s += ",";
+    s += d.axes.empty() ? std::to_string(d.global)
+                        : std::to_string(tile_extent(d, mesh)) + axes_text(d.axes) + std::to_string(d.global);
+  }
+  s += "]";
+  if (!type.partial.empty()) s += " " + std::string(op_name(type.partial_op)) + axes_text(type.partial);
+  return s;
+}
+
+DistType prime_factored(const DistType& type, const DeviceMesh& mesh) {
+  DistType p = type;
+  auto expand = [&](const std::vector<std::string>& axes) {
+    std::vector<std::string> primes;
+    for (const std::string& a : axes)
+      for (const std::string& q : mesh.prime_axes_of(a)) primes.push_back(q);
+    return primes;
+  };
+  for (DistDim& d : p.dims) d.axes = expand(d.axes);
+  p.partial = expand(p.partial);
+  return p;
+}
+
+}  // namespace einrel::redistribute

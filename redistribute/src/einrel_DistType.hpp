@@ -1,0 +1,55 @@
+#ifndef EINREL_DISTTYPE_HPP
+#define EINREL_DISTTYPE_HPP
+
+#include <einrel_DeviceMesh.hpp>
+#include <einrel_Ops.hpp>
+
+#include <string>
+#include <vector>
+
+namespace einrel::redistribute {
+
+// One dimension of a distributed type (array-redistribution-collectives.txt §2.1, Fig. 6): the global
+// extent and the mesh axes that partition it, minor first: `tile{x,y}global` cuts it into size_x·size_y
+// tiles, tile k = i_x + size_x·i_y on the device with coordinates (i_x, i_y). No axes: unpartitioned.
+struct DistDim {
+  Extent global = 1;
+  std::vector<std::string> axes;
+  friend bool operator==(const DistDim& a, const DistDim& b) { return a.global == b.global && a.axes == b.axes; }
+};
+
+// A distributed type: how each device of a mesh holds a tile of a global array. Axes that partition no
+// dimension replicate it, unless they are `partial`: then the devices along them hold summands of the
+// array still to be combined with `partial_op` (a pending reduction, einsum-sharding-rules.txt's Partial).
+// Written `[3{x}12, 2{y}12]`, `[1{y,x}8, 12]`, and with a pending reduction `[12, 3{x}12] sum{y}`.
+struct DistType {
+  std::vector<DistDim> dims;
+  std::vector<std::string> partial;
+  AggOp partial_op = AggOp::sum;
+  friend bool operator==(const DistType& a, const DistType& b) {
+    return a.dims == b.dims && a.partial == b.partial && (a.partial.empty() || a.partial_op == b.partial_op);
+  }
+};
+
+// Parses a distributed type over `mesh`; errors are one line naming `what` and the column
+// ("--from:1:7: expected ',' or ']', found 'x'"), then check_type's.
+DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const std::string& what);
+// Throws Error unless every axis is the mesh's and used once (partial included) and each global extent
+// is a multiple of the product of its axes' sizes: uneven tiles are not part of these types (einrel's
+// point-to-point redistribution moves them).
+void check_type(const DistType& type, const DeviceMesh& mesh);
+
+Extent tile_extent(const DistDim& dim, const DeviceMesh& mesh);
+std::vector<Extent> local_shape(const DistType& type, const DeviceMesh& mesh);
+Extent local_size(const DistType& type, const DeviceMesh& mesh);
+std::vector<Extent> global_shape(const DistType& type);
+// The offset of the tile the device at `coordinates` (on mesh's axes) holds, per dimension (paper Fig. 7a).
+std::vector<Extent> tile_offset(const DistType& type, const DeviceMesh& mesh, const std::vector<int>& coordinates);
+// "[3{x}12, 2{y}12]", tiles written out, unpartitioned dimensions as their extent.
+std::string str(const DistType& type, const DeviceMesh& mesh);
+// The same type over mesh.prime_factored(): each axis replaced by its prime axes, minor first.
+DistType prime_factored(const DistType& type, const DeviceMesh& mesh);
+
+}  // namespace einrel::redistribute
+
+#endif

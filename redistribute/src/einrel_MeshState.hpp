@@ -1,0 +1,64 @@
+#ifndef EINREL_MESHSTATE_HPP
+#define EINREL_MESHSTATE_HPP
+
+#include <einrel_DistType.hpp>
+
+#include <string>
+#include <vector>
+
+namespace einrel::redistribute {
+
+// Which tile every rank holds during a redistribution by collectives (array-redistribution-collectives.txt
+// §6, a device assignment ⟨φ, β⟩): a distributed type over a prime-factored mesh and each rank's
+// coordinates under the current device map. Collectives may act on axes that are not the minor-most of
+// their dimension: bring_to_front reorders a dimension's axes and renumbers the ranks' coordinates on them
+// so that every rank keeps its tile (the paper's φ′ with β′ ∘ φ′⁻¹ = β ∘ φ⁻¹); no data moves. The
+// synthesizer uses it to see whether a final allpermute is needed; the MPI lowering to find each step's
+// groups. Pure; every rank computes the same.
+class MeshState {
+ public:
+  // The identity device map: rank r has its own mesh coordinates.
+  MeshState(DeviceMesh primes, DistType type);
+
+  const DeviceMesh& mesh() const { return mesh_; }
+  const DistType& type() const { return type_; }
+  int ranks() const { return static_cast<int>(coords_.size()); }
+  // `rank`'s tile offsets, then its position along the pending reduction's axes (which summand it holds).
+  std::vector<Extent> placement(int rank) const;
+
+  // Reorders dimension `dim`'s axes to `axes` (which must partition it) followed by its others in their
+  // order, renumbering coordinates so that no rank's tile changes.
+  void bring_to_front(std::size_t dim, const std::vector<std::string>& axes);
+  // The ranks that agree with `rank` on every coordinate but those on `axes`, ordered by their position
+  // along `axes` (axes[0] minor): the group of one collective over those axes.
+  std::vector<int> group(int rank, const std::vector<std::string>& axes) const;
+  int position(int rank, const std::vector<std::string>& axes) const;
+
+  // The type changes of the collectives (the data movement is the caller's): each moves `axes` to the
+  // front (minor end) of a dimension's axes or off it.
+  void allgather(std::size_t dim, const std::vector<std::string>& axes);                  // after bring_to_front
+  void dynslice(std::size_t dim, const std::vector<std::string>& axes);                   // free axes
+  void alltoall(std::size_t from, std::size_t to, const std::vector<std::string>& axes);  // after bring_to_front
+  void reduce_scatter(std::size_t dim, const std::vector<std::string>& axes);             // pending axes
+  void allreduce(const std::vector<std::string>& axes);                                   // pending axes
+  // Every rank takes the tile it has in `target` under the identity device map.
+  void permute_to(const DistType& target);
+
+  // For every rank, a rank whose tile (and summand) it needs to hold `target` under the identity device
+  // map: itself where it already holds it, else the holders paired with the ranks needing that tile in
+  // rank order, so that it is a permutation. Requires the same local shape.
+  std::vector<int> permutation_sources(const DistType& target) const;
+  // Whether every rank holds the tile it has in `target` under the identity device map.
+  bool holds(const DistType& target) const;
+
+ private:
+  std::size_t axis(const std::string& name) const;
+
+  DeviceMesh mesh_;
+  DistType type_;
+  std::vector<std::vector<int>> coords_;  // per rank, per axis of mesh_
+};
+
+}  // namespace einrel::redistribute
+
+#endif

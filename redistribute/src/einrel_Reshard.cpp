@@ -1,0 +1,456 @@
+#include <einrel_Error.hpp>
+#include <einrel_MeshState.hpp>
+#include <einrel_Reshard.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+namespace einrel::redistribute {
+
+std::string_view collective_name(Collective op) {
+  switch (op) {
+    case Collective::allgather:
+      return "allgather";
+    case Collective::alltoall:
+      return "alltoall";
+    case Collective::dynslice:
+      return "dynslice";
+    case Collective::allpermute:
+      return "allpermute";
+    case Collective::reducescatter:
+      return "reducescatter";
+    case Collective::allreduce:
+      return "allreduce";
+  }
+  return "?";
+}
+
+std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, const DeviceMesh& mesh) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < prime_axes.size();) {
+    bool merged = false;
+    for (const MeshAxis& a : mesh.axes()) {
+      const std::vector<std::string> factors = mesh.prime_axes_of(a.name);
+      if (factors.size() > 1 && k + factors.size() <= prime_axes.size() &&
+          std::equal(factors.begin(), factors.end(), prime_axes.begin() + k)) {
+        out.push_back(a.name);
+        k += factors.size();
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) out.push_back(prime_axes[k++]);
+  }
+  return out;
+}
+
+namespace {
+
+// A step of the weak search (paper §5, §7.2): which collective, on which dimensions, moving how large a
+// factor of the mesh (the product of the prime axes it moves; which axes is decided when lowering).
+struct WeakStep {
+  Collective op;
+  std::vector<std::size_t> dims;
+  Extent factor;
+};
+
+// A weak type (paper §7.2: with the global shape fixed, the local shape identifies it): per dimension the
+// number of tiles it is cut into (global / local extent, a product of prime axis sizes), and after them the
+// product of the prime axes whose reduction is still pending. Compact, for a fast search.
+using WeakType = std::array<std::int32_t, max_rank + 1>;
+
+struct WeakTypeHash {
+  std::size_t operator()(const WeakType& t) const {
+    std::size_t h = 0;
+    for (std::int32_t e : t) h = h * 1000003u ^ static_cast<std::size_t>(e);
+    return h;
+  }
+};
+
+Extent step_cost(Collective op, Extent before, Extent after) {
+  switch (op) {
+    case Collective::allgather:
+      return after;
+    case Collective::dynslice:
+      return 0;
+    case Collective::allreduce:
+      return 2 * before;
+    default:
+      return before;
+  }
+}
+
+// Dijkstra over weak types from `from` to `to` (paper §7.2) for an array of shape `global` on a mesh of
+// `mesh_size` devices (prime axes whose reduction stays pending throughout excluded), every local size at
+// most `height`; edges are the multi-axis collectives moving any factor of the mesh (§7.1), so the path is
+// maximally merged. Ties: fewer steps.
+std::vector<WeakStep> weak_search(const std::vector<Extent>& global, const WeakType& from, const WeakType& to,
+                                  Extent mesh_size, Extent height) {
+  struct Best {
+    Extent cost, steps;
+    WeakType parent;
+    WeakStep step;
+  };
+  const std::size_t r = global.size(), P = max_rank;  // t[P]: the pending product
+  std::unordered_map<Extent, std::vector<Extent>> divisor_lists;
+  auto divisors = [&](Extent n) -> const std::vector<Extent>& {
+    auto it = divisor_lists.find(n);
+    if (it == divisor_lists.end()) {
+      std::vector<Extent> d;
+      for (Extent f = 2; f <= n; ++f)
+        if (n % f == 0) d.push_back(f);
+      it = divisor_lists.emplace(n, std::move(d)).first;
+    }
+    return it->second;
+  };
+  const Extent total = num_elements(global);
+  auto local = [&](const WeakType& t, std::size_t i) { return global[i] / t[i]; };
+  std::unordered_map<WeakType, Best, WeakTypeHash> best;
+  using Entry = std::tuple<Extent, Extent, WeakType>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  best[from] = {0, 0, from, {Collective::allpermute, {}, 1}};
+  queue.emplace(0, 0, from);
+  while (!queue.empty()) {
+    const auto [cost, steps, t] = queue.top();
+    queue.pop();
+    if (const Best& b = best.at(t); b.cost != cost || b.steps != steps) continue;
+    if (t == to) break;
+    Extent used = t[P];
+    for (std::size_t i = 0; i < r; ++i) used *= t[i];
+    const Extent free = mesh_size / used, size = total / (used / t[P]);
+    // dims: `a` (allgather, dynslice, reducescatter), `a` to `b` (alltoall); r for none
+    auto relax = [&](const WeakType& next, Collective op, std::size_t a, std::size_t b, Extent f) {
+      Extent parts = 1;
+      for (std::size_t i = 0; i < r; ++i) parts *= next[i];
+      const Extent after = total / parts;
+      if (after > height) return;
+      const Extent c = cost + step_cost(op, size, after), s = steps + 1;
+      const auto [it, fresh] = best.try_emplace(next);
+      if (!fresh && std::tie(it->second.cost, it->second.steps) <= std::tie(c, s)) return;
+      std::vector<std::size_t> dims;
+      for (std::size_t d : {a, b})
+        if (d < r) dims.push_back(d);
+      it->second = {c, s, t, {op, std::move(dims), f}};
+      queue.emplace(c, s, next);
+    };
+    for (std::size_t i = 0; i < r; ++i) {
+      for (Extent f : divisors(t[i])) {
+        WeakType g = t;
+        g[i] /= static_cast<std::int32_t>(f);
+        relax(g, Collective::allgather, i, r, f);
+        for (std::size_t j = 0; j < r; ++j)
+          if (j != i && local(t, j) % f == 0) {
+            WeakType a = g;
+            a[j] *= static_cast<std::int32_t>(f);
+            relax(a, Collective::alltoall, i, j, f);
+          }
+      }
+      for (Extent f : divisors(free))
+        if (local(t, i) % f == 0) {
+          WeakType d = t;
+          d[i] *= static_cast<std::int32_t>(f);
+          relax(d, Collective::dynslice, i, r, f);
+        }
+      for (Extent f : divisors(t[P]))
+        if (local(t, i) % f == 0) {
+          WeakType s = t;
+          s[i] *= static_cast<std::int32_t>(f);
+          s[P] /= static_cast<std::int32_t>(f);
+          relax(s, Collective::reducescatter, i, r, f);
+        }
+    }
+    for (Extent f : divisors(t[P])) {
+      WeakType a = t;
+      a[P] /= static_cast<std::int32_t>(f);
+      relax(a, Collective::allreduce, r, r, f);
+    }
+  }
+  if (!best.count(to)) throw Error("einrel::redistribute: no sequence of collectives reaches the target");
+  std::vector<WeakStep> path;
+  for (WeakType t = to; t != from; t = best.at(t).parent) path.push_back(best.at(t).step);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+// The axes of `pool` whose sizes multiply to f: every such subset (pool order kept), at most `limit`.
+std::vector<std::vector<std::string>> subsets_with_product(const std::vector<std::string>& pool,
+                                                           const DeviceMesh& primes, Extent f, std::size_t limit) {
+  std::vector<std::vector<std::string>> out;
+  std::vector<std::string> chosen;
+  std::function<void(std::size_t, Extent)> walk = [&](std::size_t k, Extent rest) {
+    if (out.size() >= limit) return;
+    if (rest == 1) {
+      out.push_back(chosen);
+      return;
+    }
+    for (std::size_t m = k; m < pool.size(); ++m) {
+      const int size = primes.axis_size(pool[m]);
+      if (rest % size) continue;
+      chosen.push_back(pool[m]);
+      walk(m + 1, rest / size);
+      chosen.pop_back();
+    }
+  };
+  walk(0, f);
+  // Repeated primes give the same multiset many ways; keep distinct sets only.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// How many of `list`'s major-most axes (its end) agree with `goal`'s: dimensions grow at their minor end.
+std::size_t common_suffix(const std::vector<std::string>& list, const std::vector<std::string>& goal) {
+  std::size_t n = 0;
+  while (n < list.size() && n < goal.size() && list[list.size() - 1 - n] == goal[goal.size() - 1 - n]) ++n;
+  return n;
+}
+
+// `axes` in the order they should be prepended to a dimension that should end as `goal`: axes of the goal
+// in its order, others first (minor).
+std::vector<std::string> goal_order(std::vector<std::string> axes, const std::vector<std::string>& goal) {
+  auto rank_in_goal = [&](const std::string& a) {
+    const auto it = std::find(goal.begin(), goal.end(), a);
+    return it == goal.end() ? -1 : static_cast<int>(it - goal.begin());
+  };
+  std::stable_sort(axes.begin(), axes.end(),
+                   [&](const std::string& a, const std::string& b) { return rank_in_goal(a) < rank_in_goal(b); });
+  return axes;
+}
+
+struct Lowered {
+  std::vector<ReshardStep> steps;
+  MeshState state;
+};
+
+// Applies one concrete step to `state` and records it.
+void apply(Lowered& low, Collective op, const std::vector<std::size_t>& dims, const std::vector<std::string>& axes,
+           const DistType* target = nullptr) {
+  MeshState& s = low.state;
+  const Extent before = local_size(s.type(), s.mesh());
+  switch (op) {
+    case Collective::allgather:
+      s.allgather(dims[0], axes);
+      break;
+    case Collective::dynslice:
+      s.dynslice(dims[0], axes);
+      break;
+    case Collective::alltoall:
+      s.alltoall(dims[0], dims[1], axes);
+      break;
+    case Collective::reducescatter:
+      s.reduce_scatter(dims[0], axes);
+      break;
+    case Collective::allreduce:
+      s.allreduce(axes);
+      break;
+    case Collective::allpermute:
+      s.permute_to(*target);
+      break;
+  }
+  const Extent after = local_size(s.type(), s.mesh());
+  low.steps.push_back({op, axes, dims, s.type(), local_shape(s.type(), s.mesh()), step_cost(op, before, after)});
+}
+
+// Concrete axes for each weak step (paper §6.1, §7.3): candidates scored by how much of the target's axis
+// order they leave in place, explored depth first until a choice ends on the target with no permutation;
+// at most `budget` complete choices are tried. Returns the first choice that needs no permutation, else the
+// first (best-scored) one.
+class Lowering {
+ public:
+  Lowering(const std::vector<WeakStep>& weak, const DistType& target, const std::vector<std::string>& excluded)
+      : weak_(weak), target_(target), excluded_(excluded) {}
+
+  Lowered run(const MeshState& start) {
+    Lowered low{{}, start};
+    walk(low, 0);
+    return found_ ? *found_ : *first_;
+  }
+
+ private:
+  void walk(Lowered& low, std::size_t k) {
+    if (found_ || leaves_ >= budget_) return;
+    if (k == weak_.size()) {
+      ++leaves_;
+      if (!first_) first_ = low;
+      if (low.state.holds(target_)) found_ = low;
+      return;
+    }
+    for (const std::vector<std::string>& axes : candidates(low.state, weak_[k])) {
+      Lowered next = low;
+      apply(next, weak_[k].op, weak_[k].dims, axes);
+      walk(next, k + 1);
+      if (found_ || leaves_ >= budget_) return;
+    }
+  }
+
+  std::vector<std::vector<std::string>> candidates(const MeshState& state, const WeakStep& w) const {
+    const DistType& t = state.type();
+    std::vector<std::string> pool;
+    switch (w.op) {
+      case Collective::allgather:
+      case Collective::alltoall:
+        pool = t.dims[w.dims[0]].axes;
+        break;
+      case Collective::dynslice: {
+        std::set<std::string> busy(t.partial.begin(), t.partial.end());
+        for (const DistDim& d : t.dims) busy.insert(d.axes.begin(), d.axes.end());
+        for (const MeshAxis& a : state.mesh().axes())
+          if (!busy.count(a.name)) pool.push_back(a.name);
+        break;
+      }
+      default:
+        for (const std::string& a : t.partial)
+          if (std::find(excluded_.begin(), excluded_.end(), a) == excluded_.end()) pool.push_back(a);
+    }
+    std::vector<std::pair<long, std::vector<std::string>>> scored;
+    for (std::vector<std::string> axes : subsets_with_product(pool, state.mesh(), w.factor, 64)) {
+      DistType after = t;
+      long score = 0;
+      const std::size_t i = w.dims.empty() ? 0 : w.dims[0];
+      auto goal = [&](std::size_t d) -> const std::vector<std::string>& { return target_.dims[d].axes; };
+      auto remove = [&](std::vector<std::string>& list) {
+        for (const std::string& a : axes) list.erase(std::find(list.begin(), list.end(), a));
+      };
+      auto prepend = [&](std::vector<std::string>& list) { list.insert(list.begin(), axes.begin(), axes.end()); };
+      if (w.op == Collective::allgather || w.op == Collective::alltoall) {
+        // moved in their current order: no renumbering when they already lead the dimension
+        if (std::equal(axes.begin(), axes.end(), t.dims[i].axes.begin())) score += 1;
+        remove(after.dims[i].axes);
+        score += 4 * static_cast<long>(common_suffix(after.dims[i].axes, goal(i)));
+      }
+      if (w.op == Collective::alltoall || w.op == Collective::dynslice || w.op == Collective::reducescatter) {
+        const std::size_t j = w.op == Collective::alltoall ? w.dims[1] : i;
+        axes = goal_order(axes, goal(j));
+        prepend(after.dims[j].axes);
+        score += 4 * static_cast<long>(common_suffix(after.dims[j].axes, goal(j)));
+        for (const std::string& a : axes)  // axes the target puts on this dimension
+          if (std::find(goal(j).begin(), goal(j).end(), a) != goal(j).end()) score += 2;
+      }
+      scored.emplace_back(-score, axes);
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::vector<std::string>> out;
+    for (auto& s : scored) out.push_back(std::move(s.second));
+    return out;
+  }
+
+  const std::vector<WeakStep>& weak_;
+  const DistType& target_;
+  const std::vector<std::string>& excluded_;
+  std::size_t leaves_ = 0, budget_ = 256;
+  std::optional<Lowered> found_, first_;
+};
+
+}  // namespace
+
+ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
+  const auto start = std::chrono::steady_clock::now();
+  check_type(from, mesh);
+  check_type(to, mesh);
+  if (global_shape(from) != global_shape(to))
+    throw Error("the source " + str(from, mesh) + " and the target " + str(to, mesh) +
+                " are not the same global array");
+  if (!to.partial.empty() && (std::set<std::string>(to.partial.begin(), to.partial.end()) !=
+                                  std::set<std::string>(from.partial.begin(), from.partial.end()) ||
+                              to.partial_op != from.partial_op))
+    throw Error("the target " + str(to, mesh) +
+                " has a pending reduction the source does not have: only a source's pending reduction can be "
+                "kept or settled");
+  ReshardPlan plan;
+  plan.mesh = mesh;
+  plan.primes = mesh.prime_factored();
+  plan.from = from;
+  plan.to = to;
+  const DistType source = prime_factored(from, mesh);
+  DistType target = prime_factored(to, mesh);
+  target.partial = source.partial;  // kept pending: the same axes, in the source's order
+  if (to.partial.empty()) target.partial.clear();
+  const std::vector<std::string> excluded = target.partial;
+  Extent excluded_size = 1;
+  for (const std::string& a : excluded) excluded_size *= plan.primes.axis_size(a);
+
+  plan.source_local_size = local_size(source, plan.primes);
+  plan.target_local_size = local_size(target, plan.primes);
+  const Extent height = std::max(plan.source_local_size, plan.target_local_size);
+  const std::vector<Extent> global = global_shape(source);
+  auto pending_size = [&](const DistType& t) {
+    Extent p = 1;
+    for (const std::string& a : t.partial)
+      if (std::find(excluded.begin(), excluded.end(), a) == excluded.end()) p *= plan.primes.axis_size(a);
+    return p;
+  };
+  auto weak_type = [&](const DistType& t) {
+    WeakType w{};
+    w.fill(1);
+    const std::vector<Extent> shape = local_shape(t, plan.primes);
+    for (std::size_t i = 0; i < shape.size(); ++i) w[i] = static_cast<std::int32_t>(global[i] / shape[i]);
+    w[max_rank] = static_cast<std::int32_t>(pending_size(t));
+    return w;
+  };
+  const std::vector<WeakStep> weak =
+      weak_search(global, weak_type(source), weak_type(target), plan.primes.size() / excluded_size, height);
+
+  Lowered low = Lowering(weak, target, excluded).run(MeshState(plan.primes, source));
+  if (!low.state.holds(target)) {
+    // One allpermute, before the trailing allgathers where there are some (paper §7.3): to the type those
+    // allgathers turn into the target under the identity device map, gathering axes the target leaves free.
+    std::size_t k0 = weak.size();
+    while (k0 > 0 && weak[k0 - 1].op == Collective::allgather) --k0;
+    std::set<std::string> free;
+    for (const MeshAxis& a : plan.primes.axes()) free.insert(a.name);
+    for (const DistDim& d : target.dims)
+      for (const std::string& a : d.axes) free.erase(a);
+    for (const std::string& a : target.partial) free.erase(a);
+    DistType before_gathers = target;
+    std::vector<std::vector<std::string>> gathered(weak.size());
+    for (std::size_t k = weak.size(); k-- > k0;) {  // last gathered is the most major: prepend from the end
+      for (int p : prime_factors(weak[k].factor)) {
+        const auto it =
+            std::find_if(free.begin(), free.end(), [&](const std::string& a) { return plan.primes.axis_size(a) == p; });
+        gathered[k].push_back(*it);
+        free.erase(it);
+      }
+      std::vector<std::string>& list = before_gathers.dims[weak[k].dims[0]].axes;
+      list.insert(list.begin(), gathered[k].begin(), gathered[k].end());
+    }
+    Lowered redo{{low.steps.begin(), low.steps.begin() + static_cast<std::ptrdiff_t>(k0)},
+                 MeshState(plan.primes, source)};
+    for (const ReshardStep& s : redo.steps) {
+      Lowered replay{{}, redo.state};
+      apply(replay, s.op, s.dims, s.axes);
+      redo.state = replay.state;
+    }
+    if (!redo.state.holds(before_gathers)) apply(redo, Collective::allpermute, {}, {}, &before_gathers);
+    for (std::size_t k = k0; k < weak.size(); ++k) apply(redo, Collective::allgather, weak[k].dims, gathered[k]);
+    if (!redo.state.holds(target)) throw Error("einrel::redistribute: the lowered sequence misses the target");
+    low = std::move(redo);
+  }
+  plan.steps = std::move(low.steps);
+  plan.memory_height = plan.source_local_size;
+  for (const ReshardStep& s : plan.steps) {
+    plan.cost += s.cost;
+    plan.memory_height = std::max(plan.memory_height, num_elements(s.local_shape));
+  }
+  // The naive sequence: settle a pending reduction everywhere, gather every dimension, slice.
+  Extent size = plan.source_local_size;
+  if (pending_size(source) > 1) plan.naive_cost += 2 * size;
+  for (const DistDim& d : source.dims) {
+    Extent parts = 1;
+    for (const std::string& a : d.axes) parts *= plan.primes.axis_size(a);
+    if (parts == 1) continue;
+    size *= parts;
+    plan.naive_cost += size;
+  }
+  plan.synthesis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace einrel::redistribute

@@ -1,0 +1,329 @@
+// Meshes, distributed types and the synthesis of redistributions by collectives
+// (array-redistribution-collectives.txt), pure: no MPI.
+#include <einrel_Error.hpp>
+#include <einrel_MeshState.hpp>
+#include <einrel_Reshard.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+namespace {
+
+using namespace einrel;
+using namespace einrel::redistribute;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string describe(const ReshardPlan& plan) {
+  std::string s = str(plan.from, plan.mesh) + " -> " + str(plan.to, plan.mesh) + " on " + plan.mesh.str() + "\n";
+  for (const ReshardStep& step : plan.steps) {
+    s += "  " + std::string(collective_name(step.op)) + " axes";
+    for (const auto& a : step.axes) s += " " + a;
+    s += " dims";
+    for (auto d : step.dims) s += " " + std::to_string(d);
+    s += " -> " + str(step.after, plan.primes) + " cost " + std::to_string(step.cost) + "\n";
+  }
+  return s + "  cost " + std::to_string(plan.cost) + " height " + std::to_string(plan.memory_height) + " naive " +
+         std::to_string(plan.naive_cost);
+}
+
+TEST(DeviceMesh, ParsesAxesMinorFirstAndFactorsThemIntoPrimes) {
+  const DeviceMesh mesh = DeviceMesh::parse("x=4, y=6");
+  EXPECT_EQ(mesh.size(), 24);
+  EXPECT_EQ(mesh.str(), "x=4,y=6");
+  EXPECT_EQ(mesh.coordinates(5), (std::vector<int>{1, 1}));
+  EXPECT_EQ(mesh.rank_of({3, 5}), 23);
+  EXPECT_EQ(mesh.prime_factored().str(), "x.0=2,x.1=2,y.0=2,y.1=3");
+  EXPECT_EQ(DeviceMesh::parse("a=7,b=1").prime_factored().str(), "a=7");
+  // ranks keep their coordinates: the coordinate on x is x.0 + 2·x.1
+  const DeviceMesh primes = mesh.prime_factored();
+  for (int r = 0; r < 24; ++r) {
+    const auto c = mesh.coordinates(r), p = primes.coordinates(r);
+    EXPECT_EQ(c[0], p[0] + 2 * p[1]);
+    EXPECT_EQ(c[1], p[2] + 2 * p[3]);
+  }
+  EXPECT_EQ(prime_factors(360), (std::vector<int>{2, 2, 2, 3, 3, 5}));
+}
+
+TEST(DeviceMesh, ErrorsAreOneLineWithTheColumn) {
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=4,x=2"); }), "--mesh:1:5: mesh axis 'x' is named twice");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x4"); }),
+            "--mesh:1:3: expected '=' after the axis name, found end of text");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=0"); }), "--mesh:1:1: mesh axis 'x' needs a size from 1 to 2^20");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2;y=3"); }), "--mesh:1:4: expected end of text, found ';'");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2,\x1c"); }), "--mesh:1:5: expected an axis name, found '\\x1c'");
+}
+
+TEST(DistType, ParsesThePapersNotationAndPendingReductions) {
+  const DeviceMesh mesh = DeviceMesh::parse("x=4,y=6");
+  const DistType t = parse_dist_type("[3{x}12, 2{y}12]", mesh, "--from");
+  EXPECT_EQ(local_shape(t, mesh), (std::vector<Extent>{3, 2}));
+  EXPECT_EQ(str(t, mesh), "[3{x}12,2{y}12]");
+  const DistType u = parse_dist_type("[1{y,x}24, 12]", mesh, "--from");
+  EXPECT_EQ(u.dims[0].axes, (std::vector<std::string>{"y", "x"}));
+  // minor first: tile index i_y + 6·i_x
+  EXPECT_EQ(tile_offset(u, mesh, {2, 5}), (std::vector<Extent>{5 + 6 * 2, 0}));
+  const DistType p = parse_dist_type("[12, 3{x}12] max{y}", mesh, "--to");
+  EXPECT_EQ(p.partial, (std::vector<std::string>{"y"}));
+  EXPECT_EQ(p.partial_op, AggOp::max);
+  EXPECT_EQ(str(p, mesh), "[12,3{x}12] max{y}");
+  EXPECT_EQ(parse_dist_type("[12{}12]", mesh, "t"), parse_dist_type("[12]", mesh, "t"));
+  EXPECT_EQ(str(prime_factored(t, mesh), mesh.prime_factored()), "[3{x.0,x.1}12,2{y.0,y.1}12]");
+}
+
+TEST(DistType, ErrorsNameTheProblemAndColumn) {
+  const DeviceMesh mesh = DeviceMesh::parse("x=4,y=6");
+  auto err = [&](const std::string& text) { return error_of([&] { parse_dist_type(text, mesh, "--from"); }); };
+  EXPECT_EQ(err("[3{x}12,2{y}12"), "--from:1:15: expected ']' or ',' after a dimension, found end of text");
+  EXPECT_EQ(err("[3{z}12]"), "--from:1:4: unknown mesh axis 'z' (the mesh is x=4,y=6)");
+  EXPECT_EQ(err("[4{x}12]"), "--from:1:2: tile 4 is not 12 over axes {x} of total size 4");
+  EXPECT_NE(err("[5{y}20]").find("gives uneven tiles"), std::string::npos);
+  EXPECT_EQ(err("[3{x}12,3{x}12]"), "--from:1:1: mesh axis 'x' is used twice in the type");
+  EXPECT_EQ(err("[12] mean{x}"), "--from:1:6: unknown reduction 'mean' (expected sum, max, min, prod)");
+  EXPECT_EQ(err("3{x}12"), "--from:1:1: expected '[' to open the type, found '3'");
+}
+
+// The steps are the paper's collectives on the tile shapes (each legal), cost and height add up, and a
+// simulation of every rank's tile ends on the target.
+void expect_valid(const ReshardPlan& plan) {
+  SCOPED_TRACE(describe(plan));
+  MeshState state(plan.primes, prime_factored(plan.from, plan.mesh));
+  DistType target = prime_factored(plan.to, plan.mesh);
+  Extent cost = 0, height = plan.source_local_size;
+  int permutes = 0;
+  for (const ReshardStep& s : plan.steps) {
+    const std::vector<Extent> before = local_shape(state.type(), plan.primes);
+    Extent factor = 1;
+    for (const std::string& a : s.axes) factor *= plan.primes.axis_size(a);
+    std::vector<Extent> expect = before;
+    switch (s.op) {
+      case Collective::allgather:
+        expect[s.dims[0]] *= factor;
+        state.allgather(s.dims[0], s.axes);
+        break;
+      case Collective::dynslice:
+        ASSERT_EQ(before[s.dims[0]] % factor, 0);
+        expect[s.dims[0]] /= factor;
+        state.dynslice(s.dims[0], s.axes);
+        break;
+      case Collective::alltoall:
+        ASSERT_EQ(before[s.dims[1]] % factor, 0);
+        expect[s.dims[0]] *= factor;
+        expect[s.dims[1]] /= factor;
+        state.alltoall(s.dims[0], s.dims[1], s.axes);
+        break;
+      case Collective::reducescatter:
+        expect[s.dims[0]] /= factor;
+        state.reduce_scatter(s.dims[0], s.axes);
+        break;
+      case Collective::allreduce:
+        state.allreduce(s.axes);
+        break;
+      case Collective::allpermute:
+        ++permutes;
+        state.permute_to(s.after);
+        break;
+    }
+    EXPECT_EQ(s.local_shape, expect);
+    EXPECT_EQ(state.type(), s.after);
+    cost += s.cost;
+    height = std::max(height, num_elements(s.local_shape));
+  }
+  EXPECT_TRUE(state.holds(target));
+  EXPECT_LE(permutes, 1);
+  EXPECT_EQ(cost, plan.cost);
+  EXPECT_EQ(height, plan.memory_height);
+  EXPECT_LE(plan.memory_height, std::max(plan.source_local_size, plan.target_local_size));
+}
+
+ReshardPlan plan_of(const std::string& mesh, const std::string& from, const std::string& to) {
+  const DeviceMesh m = DeviceMesh::parse(mesh);
+  return synthesize_reshard(m, parse_dist_type(from, m, "--from"), parse_dist_type(to, m, "--to"));
+}
+
+// Example 3.1: no full gather; two alltoalls over the prime factors, no intermediate permutation.
+TEST(Reshard, Example3_1WithoutAFullGather) {
+  const ReshardPlan plan = plan_of("x=4,y=6", "[3{x}12,2{y}12]", "[2{y}12,3{x}12]");
+  expect_valid(plan);
+  EXPECT_EQ(plan.memory_height, 6);
+  EXPECT_LE(plan.cost, 2 * 6 + 6);
+  EXPECT_EQ(plan.naive_cost, 24 + 144);  // gather x: 12·2, then y: 12·12
+}
+
+// Example 4.9 / 7.1: one alltoall over all three prime factors of a, no permutation.
+TEST(Reshard, Example4_9IsOneAlltoall) {
+  const ReshardPlan plan = plan_of("a=8", "[1{a}8,8]", "[8,1{a}8]");
+  expect_valid(plan);
+  ASSERT_EQ(plan.steps.size(), 1u) << describe(plan);
+  EXPECT_EQ(plan.steps[0].op, Collective::alltoall);
+  EXPECT_EQ(user_axes(plan.steps[0].axes, plan.mesh), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(plan.cost, 8);
+}
+
+// Fig. 12: over-partitioning on the replicated axis z makes the alltoalls cheaper: 384 instead of 512.
+TEST(Reshard, Figure12OverPartitions) {
+  const ReshardPlan plan = plan_of("x=4,y=2,z=4", "[1{y,x}8,8,8,4]", "[8,4{y}8,2{x}8,4]");
+  expect_valid(plan);
+  EXPECT_EQ(plan.cost, 384);
+}
+
+}  // namespace
+
+namespace {
+
+// The optimum of the paper's model, found independently of the synthesizer: Dijkstra over syntactic types
+// on the prime-factored mesh with the typing rules of Fig. 8 (multi-axis, §7.1: allgather and alltoall move
+// the minor-most axes of a dimension) and allpermute to any type of the same local shape, every type within
+// the memory height.
+Extent reference_optimum(const DeviceMesh& primes, const DistType& from, const DistType& to) {
+  using Key = std::vector<std::vector<std::string>>;
+  auto key = [](const DistType& t) {
+    Key k;
+    for (const DistDim& d : t.dims) k.push_back(d.axes);
+    return k;
+  };
+  auto type_of = [&](const Key& k) {
+    DistType t = from;
+    for (std::size_t i = 0; i < k.size(); ++i) t.dims[i].axes = k[i];
+    return t;
+  };
+  const Extent height = std::max(local_size(from, primes), local_size(to, primes));
+  // every syntactic type with a given local shape (for allpermute)
+  auto same_shape = [&](const std::vector<Extent>& shape) {
+    std::vector<Key> out;
+    Key k(shape.size());
+    std::set<std::string> used;
+    std::function<void(std::size_t, Extent)> fill = [&](std::size_t i, Extent rest) {
+      if (i == shape.size()) {
+        out.push_back(k);
+        return;
+      }
+      if (rest == 1) {
+        fill(i + 1, i + 1 < shape.size() ? from.dims[i + 1].global / shape[i + 1] : 1);
+        return;
+      }
+      for (const MeshAxis& a : primes.axes())
+        if (!used.count(a.name) && rest % a.size == 0) {
+          used.insert(a.name);
+          k[i].push_back(a.name);
+          fill(i, rest / a.size);
+          k[i].pop_back();
+          used.erase(a.name);
+        }
+    };
+    if (!shape.empty()) fill(0, from.dims[0].global / shape[0]);
+    return out;
+  };
+  std::map<Key, Extent> dist;
+  std::set<std::pair<Extent, Key>> queue;
+  auto relax = [&](const Key& k, Extent c) {
+    if (local_size(type_of(k), primes) > height) return;
+    const auto it = dist.find(k);
+    if (it != dist.end() && it->second <= c) return;
+    if (it != dist.end()) queue.erase({it->second, k});
+    dist[k] = c;
+    queue.insert({c, k});
+  };
+  relax(key(from), 0);
+  while (!queue.empty()) {
+    const auto [c, k] = *queue.begin();
+    queue.erase(queue.begin());
+    if (k == key(to)) return c;
+    const DistType t = type_of(k);
+    const std::vector<Extent> shape = local_shape(t, primes);
+    const Extent size = num_elements(shape);
+    std::set<std::string> busy;
+    for (const auto& d : k) busy.insert(d.begin(), d.end());
+    std::vector<std::string> free;
+    for (const MeshAxis& a : primes.axes())
+      if (!busy.count(a.name)) free.push_back(a.name);
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      Extent moved = 1;
+      for (std::size_t n = 1; n <= k[i].size(); ++n) {
+        moved *= primes.axis_size(k[i][n - 1]);
+        Key g = k;
+        g[i].erase(g[i].begin(), g[i].begin() + static_cast<std::ptrdiff_t>(n));
+        relax(g, c + size * moved);  // allgather: the local size after
+        for (std::size_t j = 0; j < k.size(); ++j)
+          if (j != i && shape[j] % moved == 0) {
+            Key a = g;
+            a[j].insert(a[j].begin(), k[i].begin(), k[i].begin() + static_cast<std::ptrdiff_t>(n));
+            relax(a, c + size);
+          }
+      }
+      // dynslice: any ordered sequence of free axes whose product divides the tile
+      std::vector<std::string> seq;
+      std::set<std::string> taken;
+      std::function<void(Extent)> slice = [&](Extent product) {
+        if (!seq.empty()) {
+          Key d = k;
+          d[i].insert(d[i].begin(), seq.begin(), seq.end());
+          relax(d, c);
+        }
+        for (const std::string& a : free)
+          if (!taken.count(a) && shape[i] % (product * primes.axis_size(a)) == 0) {
+            taken.insert(a);
+            seq.push_back(a);
+            slice(product * primes.axis_size(a));
+            seq.pop_back();
+            taken.erase(a);
+          }
+      };
+      slice(1);
+    }
+    for (const Key& p : same_shape(shape)) relax(p, c + size);
+  }
+  return -1;
+}
+
+// Random problems like the paper's §8 (scaled down): meshes of 1-3 axes, tensors of 1-4 dimensions, each axis
+// replicating or partitioning a random dimension, in random order.
+TEST(Reshard, RandomProblemsAreLegalAndNearOptimal) {
+  std::mt19937 rng(20261123);
+  const std::vector<int> sizes{1, 2, 3, 4, 5, 6, 8};
+  double slowest = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<MeshAxis> axes;
+    const int naxes = 1 + static_cast<int>(rng() % 3);
+    for (int a = 0; a < naxes; ++a)
+      axes.push_back({std::string(1, static_cast<char>('x' + a)), sizes[rng() % sizes.size()]});
+    const DeviceMesh mesh(axes);
+    const int rank = 1 + static_cast<int>(rng() % 4);
+    auto random_type = [&] {
+      DistType t;
+      for (int d = 0; d < rank; ++d)
+        t.dims.push_back({static_cast<Extent>(mesh.size()) * static_cast<Extent>(1 + rng() % 2), {}});
+      for (const MeshAxis& a : axes) {
+        const int d = static_cast<int>(rng() % (rank + 1));
+        if (d == rank) continue;
+        auto& list = t.dims[d].axes;
+        list.insert(list.begin() + static_cast<std::ptrdiff_t>(rng() % (list.size() + 1)), a.name);
+      }
+      return t;
+    };
+    DistType from = random_type(), to = random_type();
+    for (int d = 0; d < rank; ++d) to.dims[d].global = from.dims[d].global;
+    const ReshardPlan plan = synthesize_reshard(mesh, from, to);
+    slowest = std::max(slowest, plan.synthesis_seconds);
+    expect_valid(plan);
+    if (plan.primes.axes().size() <= 4 && rank <= 3) {
+      const Extent optimum = reference_optimum(plan.primes, prime_factored(from, mesh), prime_factored(to, mesh));
+      ASSERT_GE(optimum, 0);
+      EXPECT_LE(plan.cost, optimum + plan.target_local_size) << describe(plan);
+    }
+  }
+  std::cout << "slowest synthesis: " << slowest * 1e3 << " ms\n";
+}
+
+}  // namespace
