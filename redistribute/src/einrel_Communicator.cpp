@@ -22,7 +22,17 @@ Communicator::Communicator(MPI_Comm comm) {
     delete dup;
     check_mpi(rc, "MPI_Comm_dup");
   }
-  comm_.reset(dup, [](MPI_Comm* c) {
+  own(dup);
+}
+
+Communicator Communicator::adopt(MPI_Comm owned) {
+  Communicator c;
+  c.own(new MPI_Comm(owned));
+  return c;
+}
+
+void Communicator::own(MPI_Comm* comm) {
+  comm_.reset(comm, [](MPI_Comm* c) {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized && *c != MPI_COMM_NULL) MPI_Comm_free(c);

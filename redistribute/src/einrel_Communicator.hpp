@@ -18,12 +18,18 @@ class Communicator {
  public:
   // Collective over `comm`: duplicates it. Throws Error when MPI is not initialized or the dup fails.
   explicit Communicator(MPI_Comm comm);
+  // Takes ownership of a communicator einrel created (MPI_Cart_create, MPI_Cart_sub, MPI_Comm_split): no
+  // duplicate; freed with the last copy.
+  static Communicator adopt(MPI_Comm owned);
 
   MPI_Comm get() const { return *comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
 
  private:
+  Communicator() = default;
+  void own(MPI_Comm* comm);  // takes the new'd handle, sets the error handler, rank and size
+
   std::shared_ptr<MPI_Comm> comm_;
   int rank_ = 0;
   int size_ = 1;

@@ -351,8 +351,9 @@ class Lowering {
 
 }  // namespace
 
-ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+void check_problem(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
   check_type(from, mesh);
   check_type(to, mesh);
   if (global_shape(from) != global_shape(to))
@@ -364,11 +365,53 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
     throw Error("the target " + str(to, mesh) +
                 " has a pending reduction the source does not have: only a source's pending reduction can be "
                 "kept or settled");
+}
+
+// Cost and memory height from the steps.
+void add_up(ReshardPlan& plan) {
+  plan.cost = 0;
+  plan.memory_height = plan.source_local_size;
+  for (const ReshardStep& s : plan.steps) {
+    plan.cost += s.cost;
+    plan.memory_height = std::max(plan.memory_height, num_elements(s.local_shape));
+  }
+}
+
+// A plan of no steps yet for a checked problem.
+ReshardPlan empty_plan(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
+  check_problem(mesh, from, to);
   ReshardPlan plan;
   plan.mesh = mesh;
   plan.primes = mesh.prime_factored();
   plan.from = from;
   plan.to = to;
+  plan.source_local_size = local_size(from, mesh);
+  plan.target_local_size = local_size(to, mesh);
+  return plan;
+}
+
+}  // namespace
+
+ReshardPlan naive_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
+  ReshardPlan plan = empty_plan(mesh, from, to);
+  const DistType source = prime_factored(from, mesh), target = prime_factored(to, mesh);
+  Lowered low{{}, MeshState(plan.primes, source)};
+  std::vector<std::string> settle;
+  for (const std::string& a : source.partial)
+    if (std::find(target.partial.begin(), target.partial.end(), a) == target.partial.end()) settle.push_back(a);
+  if (!settle.empty()) apply(low, Collective::allreduce, {}, settle);
+  for (std::size_t i = 0; i < source.dims.size(); ++i)
+    if (!source.dims[i].axes.empty()) apply(low, Collective::allgather, {i}, source.dims[i].axes);
+  for (std::size_t i = 0; i < target.dims.size(); ++i)
+    if (!target.dims[i].axes.empty()) apply(low, Collective::dynslice, {i}, target.dims[i].axes);
+  plan.steps = std::move(low.steps);
+  add_up(plan);
+  return plan;
+}
+
+ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
+  const auto start = std::chrono::steady_clock::now();
+  ReshardPlan plan = empty_plan(mesh, from, to);
   const DistType source = prime_factored(from, mesh);
   DistType target = prime_factored(to, mesh);
   target.partial = source.partial;  // kept pending: the same axes, in the source's order
@@ -377,8 +420,6 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
   Extent excluded_size = 1;
   for (const std::string& a : excluded) excluded_size *= plan.primes.axis_size(a);
 
-  plan.source_local_size = local_size(source, plan.primes);
-  plan.target_local_size = local_size(target, plan.primes);
   const Extent height = std::max(plan.source_local_size, plan.target_local_size);
   const std::vector<Extent> global = global_shape(source);
   auto pending_size = [&](const DistType& t) {
@@ -434,21 +475,8 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
     low = std::move(redo);
   }
   plan.steps = std::move(low.steps);
-  plan.memory_height = plan.source_local_size;
-  for (const ReshardStep& s : plan.steps) {
-    plan.cost += s.cost;
-    plan.memory_height = std::max(plan.memory_height, num_elements(s.local_shape));
-  }
-  // The naive sequence: settle a pending reduction everywhere, gather every dimension, slice.
-  Extent size = plan.source_local_size;
-  if (pending_size(source) > 1) plan.naive_cost += 2 * size;
-  for (const DistDim& d : source.dims) {
-    Extent parts = 1;
-    for (const std::string& a : d.axes) parts *= plan.primes.axis_size(a);
-    if (parts == 1) continue;
-    size *= parts;
-    plan.naive_cost += size;
-  }
+  add_up(plan);
+  plan.naive_cost = naive_reshard(mesh, from, to).cost;
   plan.synthesis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }

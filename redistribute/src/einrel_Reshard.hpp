@@ -49,6 +49,11 @@ struct ReshardPlan {
 // have over the same axes with the same ⊕, or where check_type does.
 ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to);
 
+// The naive sequence (paper eq. 2): an allreduce of a pending reduction, then one allgather per
+// partitioned dimension in order, then one dynslice per partitioned target dimension; its peak local size
+// is the whole array's. What `naive_cost` counts, and the peer the synthesized sequence is measured against.
+ReshardPlan naive_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to);
+
 // Step axes written over the user's mesh: all prime factors of an axis, in order, as its name ("x"), others
 // as they are ("x.1").
 std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, const DeviceMesh& mesh);

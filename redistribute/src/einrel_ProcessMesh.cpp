@@ -1,0 +1,88 @@
+#include <einrel_Error.hpp>
+#include <einrel_ProcessMesh.hpp>
+
+#include <algorithm>
+
+namespace einrel::redistribute {
+
+namespace {
+
+Communicator cartesian(const Communicator& comm, const DeviceMesh& primes) {
+  if (comm.size() != primes.size())
+    throw Error("a mesh of " + std::to_string(primes.size()) + " devices needs as many ranks, the communicator has " +
+                std::to_string(comm.size()));
+  std::vector<int> dims, periods;
+  for (std::size_t a = primes.axes().size(); a-- > 0;) {
+    dims.push_back(primes.axes()[a].size);
+    periods.push_back(0);
+  }
+  if (dims.empty()) {  // a mesh of one device
+    dims.push_back(1);
+    periods.push_back(0);
+  }
+  MPI_Comm cart = MPI_COMM_NULL;
+  check_mpi(MPI_Cart_create(comm.get(), static_cast<int>(dims.size()), dims.data(), periods.data(), 0, &cart),
+            "MPI_Cart_create");
+  return Communicator::adopt(cart);
+}
+
+}  // namespace
+
+ProcessMesh::ProcessMesh(const Communicator& comm, DeviceMesh mesh)
+    : mesh_(std::move(mesh)), primes_(mesh_.prime_factored()), cart_(cartesian(comm, primes_)) {}
+
+const MeshGroup& ProcessMesh::group(const MeshState& state, const std::vector<std::string>& axes) {
+  // Every rank's group (its smallest member) and position: the same on every rank, so every rank takes the
+  // same branch below.
+  std::vector<int> key;
+  for (int r = 0; r < state.ranks(); ++r) {
+    key.push_back(state.group(r, axes).front());
+    key.push_back(state.position(r, axes));
+  }
+  const auto found = groups_.find(key);
+  if (found != groups_.end()) return found->second;
+
+  const int me = cart_.rank();
+  bool cartesian_groups = true;  // the other axes' coordinates are the ranks' own
+  const MeshState identity(primes_, state.type());
+  for (int r = 0; r < state.ranks() && cartesian_groups; ++r)
+    for (const MeshAxis& a : primes_.axes())
+      if (std::find(axes.begin(), axes.end(), a.name) == axes.end() &&
+          state.position(r, {a.name}) != identity.position(r, {a.name}))
+        cartesian_groups = false;
+  MPI_Comm sub = MPI_COMM_NULL;
+  if (cartesian_groups && !primes_.axes().empty()) {
+    std::vector<int> remain;
+    for (std::size_t a = primes_.axes().size(); a-- > 0;)
+      remain.push_back(std::find(axes.begin(), axes.end(), primes_.axes()[a].name) != axes.end());
+    check_mpi(MPI_Cart_sub(cart_.get(), remain.data(), &sub), "MPI_Cart_sub");
+  } else {
+    check_mpi(MPI_Comm_split(cart_.get(), key[2 * me], key[2 * me + 1], &sub), "MPI_Comm_split");
+  }
+  MeshGroup g{Communicator::adopt(sub), {}, {}};
+  const std::vector<int> members = state.group(me, axes);  // by position
+  g.position_of.assign(members.size(), 0);
+  g.rank_at.assign(members.size(), 0);
+  std::vector<int> world(members.size());
+  std::vector<int> local(members.size());
+  for (std::size_t k = 0; k < members.size(); ++k) local[k] = static_cast<int>(k);
+  MPI_Group cart_group, sub_group;
+  check_mpi(MPI_Comm_group(cart_.get(), &cart_group), "MPI_Comm_group");
+  check_mpi(MPI_Comm_group(g.comm.get(), &sub_group), "MPI_Comm_group");
+  // the cart rank of each sub-communicator rank
+  const int rc =
+      MPI_Group_translate_ranks(sub_group, static_cast<int>(members.size()), local.data(), cart_group, world.data());
+  MPI_Group_free(&cart_group);
+  MPI_Group_free(&sub_group);
+  check_mpi(rc, "MPI_Group_translate_ranks");
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const auto at = std::find(members.begin(), members.end(), world[k]);
+    if (at == members.end()) throw Error("einrel::redistribute: a group communicator with a rank of another group");
+    const int position = static_cast<int>(at - members.begin());
+    g.position_of[k] = position;
+    g.rank_at[position] = static_cast<int>(k);
+  }
+  return groups_.emplace(key, std::move(g)).first->second;
+}
+
+}  // namespace einrel::redistribute

@@ -1,0 +1,46 @@
+#ifndef EINREL_PROCESSMESH_HPP
+#define EINREL_PROCESSMESH_HPP
+
+#include <einrel_Communicator.hpp>
+#include <einrel_MeshState.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace einrel::redistribute {
+
+// The communicator of one collective's group: its ranks and where each stands along the step's axes.
+struct MeshGroup {
+  Communicator comm;
+  std::vector<int> position_of;  // by rank in comm: the member's position along the axes
+  std::vector<int> rank_at;      // by position: the member's rank in comm
+};
+
+// A DeviceMesh laid over the ranks of a communicator: rank r stands at mesh.coordinates(r). Owns an
+// MPI_Cart_create communicator over the prime-factored mesh (reorder off, so ranks keep their numbers; MPI
+// lists dimensions major first, the reverse of the mesh's axes) and the group communicators of the
+// collectives run on it, made once and kept: MPI_Cart_sub over a step's axes while the device map leaves the
+// other axes' coordinates as they were (the groups are then the Cartesian sub-grids), MPI_Comm_split by the
+// groups of MeshState::group otherwise.
+class ProcessMesh {
+ public:
+  // Collective over `comm`; throws Error unless comm has mesh.size() ranks.
+  ProcessMesh(const Communicator& comm, DeviceMesh mesh);
+
+  const DeviceMesh& mesh() const { return mesh_; }
+  const DeviceMesh& primes() const { return primes_; }
+  const Communicator& comm() const { return cart_; }
+
+  // Collective over comm(): the group of this rank for a collective over `axes` in `state`.
+  const MeshGroup& group(const MeshState& state, const std::vector<std::string>& axes);
+
+ private:
+  DeviceMesh mesh_, primes_;
+  Communicator cart_;
+  std::map<std::vector<int>, MeshGroup> groups_;  // by (every rank's group id and position)
+};
+
+}  // namespace einrel::redistribute
+
+#endif

@@ -1,0 +1,218 @@
+#ifndef EINREL_RESHARDEXECUTION_HPP
+#define EINREL_RESHARDEXECUTION_HPP
+
+#include <einrel_BoxCopy.hpp>
+#include <einrel_Communicator.hpp>
+#include <einrel_Config.hpp>
+#include <einrel_KokkosCompat.hpp>
+#include <einrel_ProcessMesh.hpp>
+#include <einrel_Reshard.hpp>
+#include <einrel_Tensor.hpp>
+#include <einrel_Wait.hpp>
+
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace einrel::redistribute {
+
+namespace detail {
+
+inline MPI_Op mpi_op(AggOp op) {
+  switch (op) {
+    case AggOp::sum:
+      return MPI_SUM;
+    case AggOp::max:
+      return MPI_MAX;
+    case AggOp::min:
+      return MPI_MIN;
+    case AggOp::prod:
+      return MPI_PROD;
+  }
+  return MPI_SUM;
+}
+
+// `count` consecutive tiles of bound `tile` in one buffer: tile k is elements [k·|tile|, (k+1)·|tile|).
+template <class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> slot(const Tensor<Scalar, MemorySpace>& buffer, const Bound& tile, int k) {
+  const auto n = static_cast<std::size_t>(num_elements(tile));
+  return Tensor<Scalar, MemorySpace>(tile, Kokkos::subview(buffer.view(), std::make_pair(k * n, (k + 1) * n)));
+}
+
+template <class Scalar>
+int mpi_count(Extent n) {
+  if (n > std::numeric_limits<int>::max())
+    throw Error("einrel::redistribute: a collective message of " + std::to_string(n) +
+                " elements is beyond MPI's int counts");
+  return static_cast<int>(n);
+}
+
+inline std::vector<Extent> with(std::vector<Extent> v, std::size_t i, Extent value) {
+  v[i] = value;
+  return v;
+}
+
+// The steps of `plan` on this rank's tile, memory the host can read (MPI reads and writes it).
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
+                                      Tensor<Scalar, MemorySpace> tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const MPI_Datatype type = mpi_datatype<Scalar>();
+  MeshState state(mesh.primes(), prime_factored(plan.from, plan.mesh));
+  const int me = mesh.comm().rank();
+  for (const ReshardStep& step : plan.steps) {
+    const Bound shape = tile.bound();
+    compat::fence(exec, "einrel::reshard: before a collective");
+    Extent n = 1;
+    for (const std::string& a : step.axes) n *= mesh.primes().axis_size(a);
+    const int parts = static_cast<int>(n);
+    switch (step.op) {
+      case Collective::allgather: {
+        const std::size_t i = step.dims[0];
+        state.bring_to_front(i, step.axes);
+        const MeshGroup& g = mesh.group(state, step.axes);
+        const T gathered = T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
+        MPI_Request request;
+        complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
+                                mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
+                 request, "MPI_Iallgather");
+        T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
+        for (int k = 0; k < parts; ++k)
+          einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
+                           with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
+        state.allgather(i, step.axes);
+        tile = out;
+        break;
+      }
+      case Collective::dynslice: {
+        const std::size_t i = step.dims[0];
+        const Bound piece = with(shape, i, shape[i] / n);
+        T out = T::uninitialized("einrel::reshard/tile", piece);
+        einrel::copy_box(exec, tile,
+                         with(std::vector<Extent>(shape.size(), 0), i, state.position(me, step.axes) * piece[i]), out,
+                         std::vector<Extent>(shape.size(), 0), piece);
+        state.dynslice(i, step.axes);
+        tile = out;
+        break;
+      }
+      case Collective::alltoall: {
+        const std::size_t i = step.dims[0], j = step.dims[1];
+        state.bring_to_front(i, step.axes);
+        const MeshGroup& g = mesh.group(state, step.axes);
+        const Bound piece = with(shape, j, shape[j] / n);
+        const T send = T::uninitialized("einrel::reshard/send", {tile.size()});
+        const T receive = T::uninitialized("einrel::reshard/receive", {tile.size()});
+        for (int k = 0; k < parts; ++k)  // to the member at position p: piece p along j
+          einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
+                           slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
+        compat::fence(exec, "einrel::reshard: packed");
+        MPI_Request request;
+        complete(MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
+                               mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
+                 request, "MPI_Ialltoall");
+        T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
+        for (int k = 0; k < parts; ++k)  // from the member at position p: its tile's place p along i
+          einrel::copy_box(exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
+                           with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
+        state.alltoall(i, j, step.axes);
+        tile = out;
+        break;
+      }
+      case Collective::reducescatter: {
+        const std::size_t i = step.dims[0];
+        const MeshGroup& g = mesh.group(state, step.axes);
+        const Bound piece = with(shape, i, shape[i] / n);
+        const T send = T::uninitialized("einrel::reshard/send", {tile.size()});
+        for (int k = 0; k < parts; ++k)
+          einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
+                           slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
+        compat::fence(exec, "einrel::reshard: packed");
+        T out = T::uninitialized("einrel::reshard/tile", piece);
+        MPI_Request request;
+        complete(
+            MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), mpi_count<Scalar>(num_elements(piece)),
+                                      type, mpi_op(state.type().partial_op), g.comm.get(), &request),
+            request, "MPI_Ireduce_scatter_block");
+        state.reduce_scatter(i, step.axes);
+        tile = out;
+        break;
+      }
+      case Collective::allreduce: {
+        const MeshGroup& g = mesh.group(state, step.axes);
+        T out = T::uninitialized("einrel::reshard/tile", shape);  // the caller's tile is only read
+        MPI_Request request;
+        complete(MPI_Iallreduce(tile.view().data(), out.view().data(), mpi_count<Scalar>(tile.size()), type,
+                                mpi_op(state.type().partial_op), g.comm.get(), &request),
+                 request, "MPI_Iallreduce");
+        state.allreduce(step.axes);
+        tile = out;
+        break;
+      }
+      case Collective::allpermute: {
+        const std::vector<int> source = state.permutation_sources(step.after);
+        int dest = me;
+        for (int r = 0; r < state.ranks(); ++r)
+          if (source[r] == me && r != me) dest = r;
+        if (source[me] != me) {
+          T out = T::uninitialized("einrel::reshard/tile", shape);
+          std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
+          check_mpi(MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0, mesh.comm().get(),
+                              &requests[0]),
+                    "MPI_Irecv");
+          if (dest != me)
+            check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(),
+                                &requests[1]),
+                      "MPI_Isend");
+          wait_all(requests, "MPI_Irecv/MPI_Isend");
+          tile = out;
+        } else if (dest != me) {
+          MPI_Request request;
+          complete(
+              MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(), &request),
+              request, "MPI_Isend");
+        }
+        state.permute_to(step.after);
+        break;
+      }
+    }
+  }
+  compat::fence(exec, "einrel::reshard: done");
+  return tile;
+}
+
+}  // namespace detail
+
+// Collective over mesh.comm(): runs `plan` (synthesized for mesh.mesh()) on this rank's tile of plan.from
+// (its local shape; the tile of the rank's mesh coordinates), which it only reads, and returns its tile of
+// plan.to. Each step
+// is one MPI collective on its group's communicator (ProcessMesh::group): allgather MPI_Iallgather, then
+// the gathered tiles placed along their dimension; alltoall MPI_Ialltoall of the pieces along the target
+// dimension, packed contiguous; dynslice a local copy; reducescatter MPI_Ireduce_scatter_block and
+// allreduce MPI_Iallreduce with the pending ⊕; allpermute one MPI_Isend/MPI_Irecv pair per rank that
+// moves. Memory the host cannot read is staged through a host copy of the tile unless MPI is GPU-aware.
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
+                                            const Tensor<Scalar, MemorySpace>& tile) {
+  if (!(mesh.mesh() == plan.mesh)) throw Error("the plan was synthesized for the mesh " + plan.mesh.str());
+  if (tile.bound() != local_shape(plan.from, plan.mesh))
+    throw Error("the tile " + to_string(tile.bound()) + " is not the local shape of " + str(plan.from, plan.mesh));
+  if constexpr (EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+    return detail::run_steps(exec, mesh, plan, tile);
+  } else {
+    using Host = Tensor<Scalar, Kokkos::HostSpace>;
+    const Host staged = Host::uninitialized("einrel::reshard/host", tile.bound());
+    Kokkos::deep_copy(exec, staged.view(), tile.view());
+    const Host done = detail::run_steps(Kokkos::DefaultHostExecutionSpace{}, mesh, plan, staged);
+    const auto out = Tensor<Scalar, MemorySpace>::uninitialized("einrel::reshard/tile", done.bound());
+    Kokkos::deep_copy(exec, out.view(), done.view());
+    compat::fence(exec, "einrel::reshard: staged back");
+    return out;
+  }
+}
+
+}  // namespace einrel::redistribute
+
+#endif

@@ -1,0 +1,113 @@
+// Synthesized redistributions, and the naive allgather-then-slice ones, run over MPI
+// (redistribute::execute_reshard): on every mesh that the ranks
+// factor into (1-3 axes), random pairs of distributed types, some with a pending sum or max over some axes;
+// each rank fills its source tile with a function of the global index and checks every element of its
+// target tile. Every rank draws the same cases from one seed.
+#include <einrel_ReshardExecution.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <random>
+
+namespace {
+
+using namespace einrel;
+using namespace einrel::redistribute;
+
+double value_at(Extent flat) { return static_cast<double>(flat % 1021) - 300.0; }
+
+// The tile `rank` holds of `type`: value_at of each element's global C-order index; along pending axes the
+// summand of position p is value·(p+1) (sum) or value + p (max).
+template <class Scalar>
+std::vector<Scalar> tile_values(const DistType& type, const DeviceMesh& mesh, int rank) {
+  const std::vector<int> coords = mesh.coordinates(rank);
+  const std::vector<Extent> offset = tile_offset(type, mesh, coords), shape = local_shape(type, mesh),
+                            global = global_shape(type);
+  int p = 0, stride = 1;
+  for (const std::string& a : type.partial) {
+    p += stride * coords[*mesh.find(a)];
+    stride *= mesh.axis_size(a);
+  }
+  std::vector<Scalar> values;
+  for (Extent local = 0; local < num_elements(shape); ++local) {
+    Extent rest = local, flat = 0, scale = 1;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      flat += (offset[d] + rest % shape[d]) * scale;
+      rest /= shape[d];
+      scale *= global[d];
+    }
+    const double v = value_at(flat);
+    values.push_back(static_cast<Scalar>(type.partial.empty()            ? v
+                                         : type.partial_op == AggOp::sum ? v * (p + 1)
+                                                                         : v + p));
+  }
+  return values;
+}
+
+// The combined array of a source with a pending reduction over `parts` summands.
+double settled(double v, AggOp op, int parts) { return op == AggOp::sum ? v * parts * (parts + 1) / 2 : v + parts - 1; }
+
+// Ordered factorizations of n into 1-3 axes of size > 1 (n itself for n = 1).
+std::vector<DeviceMesh> meshes_of(int n) {
+  std::vector<DeviceMesh> out{DeviceMesh({{"x", n}})};
+  for (int a = 2; a < n; ++a)
+    if (n % a == 0) {
+      out.push_back(DeviceMesh({{"x", a}, {"y", n / a}}));
+      for (int b = 2; b < n / a; ++b)
+        if ((n / a) % b == 0) out.push_back(DeviceMesh({{"x", a}, {"y", b}, {"z", n / a / b}}));
+    }
+  return out;
+}
+
+template <class Scalar>
+void check_random_reshards(int cases_per_mesh, bool partial) {
+  const Communicator comm(MPI_COMM_WORLD);
+  std::mt19937 rng(1234 + comm.size());
+  for (const DeviceMesh& mesh : meshes_of(comm.size())) {
+    ProcessMesh process_mesh(comm, mesh);
+    for (int c = 0; c < cases_per_mesh; ++c) {
+      const int rank = 1 + static_cast<int>(rng() % 3);
+      std::vector<Extent> global;
+      for (int d = 0; d < rank; ++d) global.push_back(mesh.size() * static_cast<Extent>(1 + rng() % 3));
+      auto random_type = [&](bool with_partial) {
+        DistType t;
+        for (Extent g : global) t.dims.push_back({g, {}});
+        for (const MeshAxis& a : mesh.axes()) {
+          const int d = static_cast<int>(rng() % (rank + 2));
+          if (d == rank + 1 && with_partial) {
+            t.partial.push_back(a.name);
+            continue;
+          }
+          if (d >= rank) continue;
+          auto& list = t.dims[d].axes;
+          list.insert(list.begin() + static_cast<std::ptrdiff_t>(rng() % (list.size() + 1)), a.name);
+        }
+        t.partial_op = rng() % 2 ? AggOp::sum : AggOp::max;
+        return t;
+      };
+      const DistType from = random_type(partial), to = random_type(false);
+      const ReshardPlan plan = synthesize_reshard(mesh, from, to);
+      SCOPED_TRACE(mesh.str() + ": " + str(from, mesh) + " -> " + str(to, mesh));
+      const auto source = tensor_from_host<TEST_MEMSPACE>("source", local_shape(from, mesh),
+                                                          tile_values<Scalar>(from, mesh, comm.rank()));
+      std::vector<Scalar> want = tile_values<Scalar>(to, mesh, comm.rank());
+      int parts = 1;
+      for (const std::string& a : from.partial) parts *= mesh.axis_size(a);
+      if (parts > 1)
+        for (Scalar& v : want) v = static_cast<Scalar>(settled(v, from.partial_op, parts));
+      // the synthesized sequence, and the naive one it is measured against
+      for (const ReshardPlan& p : {plan, naive_reshard(mesh, from, to)}) {
+        const auto target = execute_reshard(TEST_EXECSPACE{}, process_mesh, p, source);
+        ASSERT_EQ(target.bound(), local_shape(to, mesh));
+        EXPECT_EQ(tensor_to_host(target), want);
+      }
+      EXPECT_EQ(tensor_to_host(source), tile_values<Scalar>(from, mesh, comm.rank()));  // only read
+    }
+  }
+}
+
+TEST(TEST_CATEGORY, ReshardRandomTypesOnEveryMesh) { check_random_reshards<double>(12, false); }
+TEST(TEST_CATEGORY, ReshardSettlesPendingReductions) { check_random_reshards<float>(8, true); }
+
+}  // namespace
