@@ -143,6 +143,24 @@ std::string str(const DistType& type, const DeviceMesh& mesh) {
   return s;
 }
 
+std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int rank) {
+  std::vector<Extent> key = tile_offset(type, mesh, mesh.coordinates(rank));
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] /= tile_extent(type.dims[i], mesh);
+  return key;
+}
+
+BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh) {
+  check_type(type, mesh);
+  if (!type.partial.empty())
+    throw Error("the type " + str(type, mesh) + " has a pending reduction, which a block layout does not hold");
+  std::vector<Extent> parts;
+  for (const DistDim& d : type.dims) parts.push_back(axes_size(d.axes, mesh));
+  BlockGrid grid(global_shape(type), parts);
+  std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
+  for (int r = 0; r < mesh.size(); ++r) sites[static_cast<std::size_t>(grid.id(tile_key(type, mesh, r)))].push_back(r);
+  return BlockLayout(std::move(grid), Placement::sites(sites, mesh.size()));
+}
+
 DistType prime_factored(const DistType& type, const DeviceMesh& mesh) {
   DistType p = type;
   auto expand = [&](const std::vector<std::string>& axes) {

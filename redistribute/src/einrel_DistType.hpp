@@ -1,6 +1,7 @@
 #ifndef EINREL_DISTTYPE_HPP
 #define EINREL_DISTTYPE_HPP
 
+#include <einrel_BlockLayout.hpp>
 #include <einrel_DeviceMesh.hpp>
 #include <einrel_Ops.hpp>
 
@@ -47,6 +48,13 @@ std::vector<Extent> global_shape(const DistType& type);
 std::vector<Extent> tile_offset(const DistType& type, const DeviceMesh& mesh, const std::vector<int>& coordinates);
 // "[3{x}12, 2{y}12]", tiles written out, unpartitioned dimensions as their extent.
 std::string str(const DistType& type, const DeviceMesh& mesh);
+// The type as a block layout for the point-to-point redistribution (RedistributionPlan): the grid cuts each
+// dimension into its tiles, and each block is placed on the ranks whose tile it is (several where the type
+// replicates it). Throws Error for a pending reduction, which a block layout cannot say.
+BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh);
+// The key, in block_layout's grid, of the tile `rank` holds.
+std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int rank);
+
 // The same type over mesh.prime_factored(): each axis replaced by its prime axes, minor first.
 DistType prime_factored(const DistType& type, const DeviceMesh& mesh);
 
