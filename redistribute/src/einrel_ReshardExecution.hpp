@@ -50,6 +50,20 @@ int mpi_count(Extent n) {
   return static_cast<int>(n);
 }
 
+// Whether the pieces of a tensor of bound `b` cut along dimension i are contiguous (every dimension before i
+// has extent 1), so that MPI can read or write them in place.
+inline bool contiguous_slabs(const Bound& b, std::size_t i) {
+  for (std::size_t d = 0; d < i; ++d)
+    if (b[d] != 1) return false;
+  return true;
+}
+
+inline bool in_position_order(const MeshGroup& g) {
+  for (std::size_t k = 0; k < g.position_of.size(); ++k)
+    if (g.position_of[k] != static_cast<int>(k)) return false;
+  return true;
+}
+
 inline std::vector<Extent> with(std::vector<Extent> v, std::size_t i, Extent value) {
   v[i] = value;
   return v;
@@ -74,13 +88,16 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         const std::size_t i = step.dims[0];
         state.bring_to_front(i, step.axes);
         const MeshGroup& g = mesh.group(state, step.axes);
-        const T gathered = T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
+        T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
+        // gathered straight into place when the tiles are slabs of the result in rank order
+        const bool direct = contiguous_slabs(shape, i) && in_position_order(g);
+        const T gathered =
+            direct ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
         MPI_Request request;
         complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
                                 mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
                  request, "MPI_Iallgather");
-        T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
-        for (int k = 0; k < parts; ++k)
+        for (int k = 0; k < parts && !direct; ++k)
           einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
                            with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
         state.allgather(i, step.axes);
@@ -103,9 +120,15 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         state.bring_to_front(i, step.axes);
         const MeshGroup& g = mesh.group(state, step.axes);
         const Bound piece = with(shape, j, shape[j] / n);
-        const T send = T::uninitialized("einrel::reshard/send", {tile.size()});
-        const T receive = T::uninitialized("einrel::reshard/receive", {tile.size()});
-        for (int k = 0; k < parts; ++k)  // to the member at position p: piece p along j
+        T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
+        // sent from and received into place when the pieces are slabs in rank order
+        const bool direct_send = contiguous_slabs(shape, j) && in_position_order(g);
+        const bool direct_receive = contiguous_slabs(out.bound(), i) && in_position_order(g);
+        const T send =
+            direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
+        const T receive = direct_receive ? T(Bound{out.size()}, out.view())
+                                         : T::uninitialized("einrel::reshard/receive", {tile.size()});
+        for (int k = 0; k < parts && !direct_send; ++k)  // to the member at position p: piece p along j
           einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
                            slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
         compat::fence(exec, "einrel::reshard: packed");
@@ -113,8 +136,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         complete(MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
                                mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
                  request, "MPI_Ialltoall");
-        T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
-        for (int k = 0; k < parts; ++k)  // from the member at position p: its tile's place p along i
+        for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
           einrel::copy_box(exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
                            with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
         state.alltoall(i, j, step.axes);
@@ -125,8 +147,10 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         const std::size_t i = step.dims[0];
         const MeshGroup& g = mesh.group(state, step.axes);
         const Bound piece = with(shape, i, shape[i] / n);
-        const T send = T::uninitialized("einrel::reshard/send", {tile.size()});
-        for (int k = 0; k < parts; ++k)
+        const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
+        const T send =
+            direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
+        for (int k = 0; k < parts && !direct_send; ++k)
           einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
                            slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
         compat::fence(exec, "einrel::reshard: packed");
