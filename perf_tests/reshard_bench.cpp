@@ -37,18 +37,6 @@ struct Problem {
   DistType from, to;
 };
 
-// Ordered factorizations of n into at most 3 axes.
-std::vector<DeviceMesh> meshes_of(int n) {
-  std::vector<DeviceMesh> out{DeviceMesh({{"x", n}})};
-  for (int a = 2; a < n; ++a)
-    if (n % a == 0) {
-      out.push_back(DeviceMesh({{"x", a}, {"y", n / a}}));
-      for (int b = 2; b < n / a; ++b)
-        if ((n / a) % b == 0) out.push_back(DeviceMesh({{"x", a}, {"y", b}, {"z", n / a / b}}));
-    }
-  return out;
-}
-
 Problem random_problem(std::mt19937& rng, int ranks, Extent tile_elements) {
   const std::vector<DeviceMesh> meshes = meshes_of(ranks);
   Problem p{meshes[rng() % meshes.size()], {}, {}};

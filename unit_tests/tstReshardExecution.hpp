@@ -23,43 +23,23 @@ double value_at(Extent flat) { return static_cast<double>(flat % 1021) - 300.0; 
 template <class Scalar>
 std::vector<Scalar> tile_values(const DistType& type, const DeviceMesh& mesh, int rank) {
   const std::vector<int> coords = mesh.coordinates(rank);
-  const std::vector<Extent> offset = tile_offset(type, mesh, coords), shape = local_shape(type, mesh),
-                            global = global_shape(type);
   int p = 0, stride = 1;
   for (const std::string& a : type.partial) {
     p += stride * coords[*mesh.find(a)];
     stride *= mesh.axis_size(a);
   }
   std::vector<Scalar> values;
-  for (Extent local = 0; local < num_elements(shape); ++local) {
-    Extent rest = local, flat = 0, scale = 1;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      flat += (offset[d] + rest % shape[d]) * scale;
-      rest /= shape[d];
-      scale *= global[d];
-    }
+  for_each_tile_element(type, mesh, coords, [&](Extent flat) {
     const double v = value_at(flat);
     values.push_back(static_cast<Scalar>(type.partial.empty()            ? v
                                          : type.partial_op == AggOp::sum ? v * (p + 1)
                                                                          : v + p));
-  }
+  });
   return values;
 }
 
 // The combined array of a source with a pending reduction over `parts` summands.
 double settled(double v, AggOp op, int parts) { return op == AggOp::sum ? v * parts * (parts + 1) / 2 : v + parts - 1; }
-
-// Ordered factorizations of n into 1-3 axes of size > 1 (n itself for n = 1).
-std::vector<DeviceMesh> meshes_of(int n) {
-  std::vector<DeviceMesh> out{DeviceMesh({{"x", n}})};
-  for (int a = 2; a < n; ++a)
-    if (n % a == 0) {
-      out.push_back(DeviceMesh({{"x", a}, {"y", n / a}}));
-      for (int b = 2; b < n / a; ++b)
-        if ((n / a) % b == 0) out.push_back(DeviceMesh({{"x", a}, {"y", b}, {"z", n / a / b}}));
-    }
-  return out;
-}
 
 template <class Scalar>
 void check_random_reshards(int cases_per_mesh, bool partial) {

@@ -3,6 +3,7 @@
 #include <einrel_TextCursor.hpp>
 
 #include <cctype>
+#include <functional>
 #include <set>
 
 namespace einrel::redistribute {
@@ -16,6 +17,25 @@ std::vector<int> prime_factors(Extent n) {
     }
   if (n > 1) factors.push_back(static_cast<int>(n));
   return factors;
+}
+
+std::vector<DeviceMesh> meshes_of(int devices, int max_axes) {
+  std::vector<DeviceMesh> out;
+  std::vector<MeshAxis> axes;
+  std::function<void(int)> split = [&](int rest) {  // the remaining devices over further axes
+    axes.push_back({std::string(1, static_cast<char>('x' + axes.size())), rest});
+    out.emplace_back(axes);
+    axes.pop_back();
+    if (static_cast<int>(axes.size()) + 1 >= max_axes) return;
+    for (int a = 2; a < rest; ++a)
+      if (rest % a == 0) {
+        axes.push_back({std::string(1, static_cast<char>('x' + axes.size())), a});
+        split(rest / a);
+        axes.pop_back();
+      }
+  };
+  split(devices);
+  return out;
 }
 
 DeviceMesh::DeviceMesh(std::vector<MeshAxis> axes) : axes_(std::move(axes)) {

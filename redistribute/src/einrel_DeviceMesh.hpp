@@ -51,6 +51,10 @@ class DeviceMesh {
   std::vector<MeshAxis> axes_;
 };
 
+// Every mesh of 1 to `max_axes` axes x, y, z, ... whose sizes (> 1, but a single axis of size 1 for one
+// device) multiply to `devices`, in a fixed order: the meshes a number of ranks can be viewed as.
+std::vector<DeviceMesh> meshes_of(int devices, int max_axes = 3);
+
 // The prime factors of n >= 1 in increasing order, repeated by multiplicity (empty for 1).
 std::vector<int> prime_factors(Extent n);
 

@@ -46,6 +46,23 @@ Extent local_size(const DistType& type, const DeviceMesh& mesh);
 std::vector<Extent> global_shape(const DistType& type);
 // The offset of the tile the device at `coordinates` (on mesh's axes) holds, per dimension (paper Fig. 7a).
 std::vector<Extent> tile_offset(const DistType& type, const DeviceMesh& mesh, const std::vector<int>& coordinates);
+// Calls f(i) with the global C-order index i of each element of the tile the device at `coordinates`
+// holds, in the tile's own C order.
+template <class F>
+void for_each_tile_element(const DistType& type, const DeviceMesh& mesh, const std::vector<int>& coordinates, F&& f) {
+  const std::vector<Extent> offset = tile_offset(type, mesh, coordinates), shape = local_shape(type, mesh),
+                            global = global_shape(type);
+  for (Extent local = 0; local < num_elements(shape); ++local) {
+    Extent rest = local, flat = 0, scale = 1;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      flat += (offset[d] + rest % shape[d]) * scale;
+      rest /= shape[d];
+      scale *= global[d];
+    }
+    f(flat);
+  }
+}
+
 // "[3{x}12, 2{y}12]", tiles written out, unpartitioned dimensions as their extent.
 std::string str(const DistType& type, const DeviceMesh& mesh);
 // The type as a block layout for the point-to-point redistribution (RedistributionPlan): the grid cuts each
