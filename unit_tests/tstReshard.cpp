@@ -92,6 +92,17 @@ TEST(DistType, ErrorsNameTheProblemAndColumn) {
   EXPECT_EQ(err("[3{x}12,3{x}12]"), "--from:1:1: mesh axis 'x' is used twice in the type");
   EXPECT_EQ(err("[12] mean{x}"), "--from:1:6: unknown reduction 'mean' (expected sum, max, min, prod)");
   EXPECT_EQ(err("3{x}12"), "--from:1:1: expected '[' to open the type, found '3'");
+  // against the array's global shape: at the dimension that differs
+  auto err_to = [&](const std::string& text) {
+    return error_of([&] { parse_dist_type(text, mesh, "--to", std::vector<Extent>{12, 12}); });
+  };
+  EXPECT_EQ(err_to("[2{y}12, 6{x}24]"),
+            "--to:1:10: global extent 24 of dimension 1 is not the array's 12 (global shape [12,12])");
+  EXPECT_EQ(err_to("[12]"), "--to:1:4: ends after 1 of the array's 2 dimensions (global shape [12,12])");
+  EXPECT_EQ(err_to("[12,12,1]"), "--to:1:8: dimension 2 is beyond the array's 2 dimensions (global shape [12,12])");
+  EXPECT_EQ(err_to("[ 12 ]"), "--to:1:6: ends after 1 of the array's 2 dimensions (global shape [12,12])");
+  EXPECT_EQ(err_to("[12, 3{x}12]"), "");
+  EXPECT_EQ(err("[3{x}12, 2{z}12]"), "--from:1:12: unknown mesh axis 'z' (the mesh is x=4,y=6)");
 }
 
 // The steps are the paper's collectives on the tile shapes (each legal), cost and height add up, and a

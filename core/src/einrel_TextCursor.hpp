@@ -15,7 +15,10 @@ class TextCursor {
  public:
   TextCursor(std::string text, std::string what);
 
-  std::size_t position() const { return pos_; }  // 0-based, after skipped spaces
+  std::size_t position() {  // 0-based, after skipped spaces: where the next token starts
+    skip_spaces();
+    return pos_;
+  }
   bool at_end();
   char peek();
   bool accept(char c);

@@ -4,6 +4,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_MatrixChainCommand.hpp>
 #include <einrel_PlanCommand.hpp>
+#include <einrel_ReshardCommand.hpp>
 #include <einrel_RunCommand.hpp>
 
 #include <algorithm>
@@ -44,6 +45,12 @@ commands:
       rank floats sent and received, peak block bytes), computed without data or MPI.
       --memory-limit as for run, on R ranks (default: the ranks started). --format dot draws the plan
       for Graphviz.
+  reshard --mesh M --from T1 --to T2 [--dtype f32|f64] [--format text|json]
+      Synthesizes the redistribution of an array from the distributed type T1 to T2 on the device mesh M
+      (axes minor first, e.g. x=4,y=6) by MPI collectives (allgather, alltoall, dynslice, allpermute;
+      reducescatter and allreduce for a pending reduction) and prints each step with its cost, the memory
+      height and the cost of allgather+slice, in elements and bytes of --dtype (default f64). Types as
+      [3{x}12,2{y}12]: tile{axes}global per dimension; [12,3{x}12] sum{y} has a reduction over y pending.
 
 options:
   -h, --help      this text
@@ -191,6 +198,12 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
   run_graph(comm, options, out);
 }
 
+Dtype parse_dtype_option(const std::string& s) {
+  const auto dtype = parse_dtype(s);
+  if (!dtype) throw Error("--dtype is f32 or f64, got '" + s + "'");
+  return *dtype;
+}
+
 void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
   const ParsedArgs p = parse_args(
       args,
@@ -202,10 +215,7 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
   MatrixChainOptions options;
   options.scale = parse_positive(*scale, "scale");
   options.skewed = option(p, "skewed").has_value();
-  if (auto dtype = option(p, "dtype")) {
-    if (*dtype != "f32" && *dtype != "f64") throw Error("--dtype is f32 or f64, got '" + *dtype + "'");
-    options.dtype = *dtype == "f32" ? Dtype::f32 : Dtype::f64;
-  }
+  if (auto dtype = option(p, "dtype")) options.dtype = parse_dtype_option(*dtype);
   RunOptions& run = options.run;
   run.graph = std::string("matrix-chain ") + (options.skewed ? "skewed" : "square") + " S=" + *scale;
   run.random_seed = 1;  // --random overrides it
@@ -226,6 +236,23 @@ void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out
     options.ranks = static_cast<int>(r);
   }
   plan_graph(comm, options, out);
+}
+
+void reshard(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedArgs p = parse_args(args, {"mesh", "from", "to", "dtype", "format"}, {}, "reshard");
+  if (!p.positional.empty()) throw Error("reshard takes no positional arguments, got '" + p.positional[0] + "'");
+  const auto required = [&](const std::string& name) {
+    const auto value = option(p, name);
+    if (!value) throw Error("reshard needs --" + name + " (einrel reshard --mesh M --from T1 --to T2)");
+    return *value;
+  };
+  ReshardOptions options;
+  options.mesh = required("mesh");
+  options.from = required("from");
+  options.to = required("to");
+  if (auto dtype = option(p, "dtype")) options.dtype = parse_dtype_option(*dtype);
+  if (auto format = option(p, "format")) options.format = *format;
+  run_reshard(comm, options, out);
 }
 
 }  // namespace
@@ -260,8 +287,10 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
       plan(comm, args, out);
     } else if (command == "matrix-chain") {
       matrix_chain(comm, args, out);
+    } else if (command == "reshard") {
+      reshard(comm, args, out);
     } else {
-      throw Error("unknown command '" + command + "' (available: run, plan; see einrel --help)");
+      throw Error("unknown command '" + command + "' (available: run, plan, matrix-chain, reshard; see einrel --help)");
     }
     return 0;
   } catch (const std::exception& e) {

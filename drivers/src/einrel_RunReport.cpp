@@ -7,7 +7,6 @@
 #include <sstream>
 
 namespace einrel {
-namespace {
 
 std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -31,8 +30,6 @@ std::string json_number(double x) {
   s << std::setprecision(9) << x;
   return s.str();
 }
-
-}  // namespace
 
 Extent RunReport::floats_moved() const {
   Extent n = 0;

@@ -49,6 +49,10 @@ struct RunReport {
   Extent floats_moved() const;
 };
 
+// `s` as a JSON string, quoted and escaped; `x` with 9 significant digits. For every JSON the CLI writes.
+std::string json_string(const std::string& s);
+std::string json_number(double x);
+
 // The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (DESIGN.md §4.2),
 // plus the run's context (graph, ranks, backend, planner).
 std::string report_json(const RunReport& report);

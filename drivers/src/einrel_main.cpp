@@ -28,11 +28,12 @@ int main(int argc, char* argv[]) {
     MPI_Finalize();
     return 0;
   }
-  // `einrel plan` computes nothing with Kokkos: keep its warnings (printed on stdout) out of the plan,
-  // which is often piped into dot or a JSON reader.
+  // `einrel plan` and `einrel reshard` compute nothing with Kokkos: keep its warnings (printed on stdout)
+  // out of the plan, which is often piped into dot or a JSON reader.
   std::vector<char*> args(argv, argv + argc);
   char disable_warnings[] = "--kokkos-disable-warnings";
-  if (argc > 1 && std::strcmp(argv[1], "plan") == 0) args.push_back(disable_warnings);
+  if (argc > 1 && (std::strcmp(argv[1], "plan") == 0 || std::strcmp(argv[1], "reshard") == 0))
+    args.push_back(disable_warnings);
   int nargs = static_cast<int>(args.size());
   args.push_back(nullptr);
   int status = 0;

@@ -36,11 +36,14 @@ std::vector<std::string> parse_axes(TextCursor& in, const DeviceMesh& mesh) {
 
 }  // namespace
 
-DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const std::string& what) {
+DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const std::string& what,
+                         const std::optional<std::vector<Extent>>& global) {
   TextCursor in(text, what);
   DistType type;
   std::vector<std::size_t> starts;
+  const std::string array = global ? " (global shape " + to_string(*global) + ")" : "";
   in.expect('[', "to open the type");
+  std::size_t close = in.position();
   if (!in.accept(']')) {
     do {
       starts.push_back(in.position());
@@ -56,10 +59,21 @@ DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const 
                                         std::to_string(axes_size(dim.axes, mesh)));
       }
       if (dim.global < 1) in.fail_at(starts.back(), "extents must be positive");
+      const std::size_t i = type.dims.size();
+      if (global && i == global->size())
+        in.fail_at(starts.back(), "dimension " + std::to_string(i) + " is beyond the array's " + std::to_string(i) +
+                                      " dimensions" + array);
+      if (global && dim.global != (*global)[i])
+        in.fail_at(starts.back(), "global extent " + std::to_string(dim.global) + " of dimension " + std::to_string(i) +
+                                      " is not the array's " + std::to_string((*global)[i]) + array);
       type.dims.push_back(dim);
     } while (in.accept(','));
+    close = in.position();
     in.expect(']', "or ',' after a dimension");
   }
+  if (global && type.dims.size() < global->size())
+    in.fail_at(close, "ends after " + std::to_string(type.dims.size()) + " of the array's " +
+                          std::to_string(global->size()) + " dimensions" + array);
   if (!in.at_end()) {
     const std::size_t at = in.position();
     const std::string op = in.axis_name("a pending reduction (sum, max, min or prod) or end of text");

@@ -5,6 +5,7 @@
 #include <einrel_DeviceMesh.hpp>
 #include <einrel_Ops.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,11 @@ struct DistType {
 };
 
 // Parses a distributed type over `mesh`; errors are one line naming `what` and the column
-// ("--from:1:7: expected ',' or ']', found 'x'"), then check_type's.
-DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const std::string& what);
+// ("--from:1:7: expected ',' or ']', found 'x'"), then check_type's. With `global`, the shape of the array
+// the type must describe: another extent or rank is an error at the dimension where it differs
+// ("--to:1:9: global extent 24 of dimension 1 is not the array's 12 (global shape [12,12])").
+DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const std::string& what,
+                         const std::optional<std::vector<Extent>>& global = std::nullopt);
 // Throws Error unless every axis is the mesh's and used once (partial included) and each global extent
 // is a multiple of the product of its axes' sizes: uneven tiles are not part of these types (einrel's
 // point-to-point redistribution moves them).

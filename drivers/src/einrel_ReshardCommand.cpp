@@ -1,0 +1,104 @@
+#include <einrel_Error.hpp>
+#include <einrel_PlanExport.hpp>
+#include <einrel_ReshardCommand.hpp>
+#include <einrel_RunReport.hpp>
+
+#include <iomanip>
+#include <sstream>
+
+namespace einrel {
+
+using redistribute::ReshardPlan;
+using redistribute::ReshardStep;
+
+namespace {
+
+// ["x", "y.1"] or [0, 1]: `f` writes one element.
+template <class List, class F>
+std::string json_list(const List& list, F f) {
+  std::string s = "[";
+  for (const auto& e : list) s += (s.size() > 1 ? ", " : "") + f(e);
+  return s + "]";
+}
+
+std::string dims_text(const ReshardStep& step) {
+  if (step.dims.empty()) return "-";
+  return step.dims.size() == 1 ? std::to_string(step.dims[0])
+                               : std::to_string(step.dims[0]) + "->" + std::to_string(step.dims[1]);
+}
+
+std::string axes_text(const ReshardStep& step, const ReshardPlan& plan) {
+  std::string s;
+  for (const std::string& a : redistribute::user_axes(step.axes, plan.mesh)) s += (s.empty() ? "" : ",") + a;
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+ReshardPlan plan_reshard(const ReshardOptions& options) {
+  const auto mesh = redistribute::DeviceMesh::parse(options.mesh, "--mesh");
+  const auto from = redistribute::parse_dist_type(options.from, mesh, "--from");
+  const auto to = redistribute::parse_dist_type(options.to, mesh, "--to", redistribute::global_shape(from));
+  return redistribute::synthesize_reshard(mesh, from, to);
+}
+
+std::string reshard_text(const ReshardPlan& plan, Dtype dtype) {
+  const auto bytes = [&](Extent elements) {
+    return std::to_string(elements * static_cast<Extent>(dtype_bytes(dtype))) + " bytes";
+  };
+  std::ostringstream t;
+  t << "reshard " << str(plan.from, plan.mesh) << " -> " << str(plan.to, plan.mesh) << " on " << plan.mesh.str() << " ("
+    << plan.mesh.size() << " devices; prime-factored " << plan.primes.str() << "), " << dtype_name(dtype) << "\n";
+  if (plan.steps.empty())
+    t << "  no steps: every device already holds its target tile\n";
+  else
+    t << "  step  op             axes          dims   local shape           cost  type after\n";
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    const ReshardStep& s = plan.steps[k];
+    t << "  " << std::left << std::setw(6) << k + 1 << std::setw(15) << collective_name(s.op) << std::setw(14)
+      << axes_text(s, plan) << std::setw(7) << dims_text(s) << std::setw(16) << to_string(s.local_shape) << std::right
+      << std::setw(10) << s.cost << "  " << str(s.after, plan.primes) << "\n";
+  }
+  t << "  cost: " << plan.cost << " elements per device (" << bytes(plan.cost)
+    << "); naive allgather+slice: " << plan.naive_cost << " (" << bytes(plan.naive_cost) << ")\n"
+    << "  memory height: " << plan.memory_height << " elements (" << bytes(plan.memory_height)
+    << "); local size of the source " << plan.source_local_size << ", of the target " << plan.target_local_size
+    << "\n  synthesis: " << std::fixed << std::setprecision(3) << plan.synthesis_seconds * 1e3 << " ms\n";
+  return t.str();
+}
+
+std::string reshard_json(const ReshardPlan& plan, Dtype dtype) {
+  const auto number = [](auto n) { return std::to_string(n); };
+  std::ostringstream j;
+  j << "{\n  \"schema_version\": " << partition::json_schema_version
+    << ",\n  \"mesh\": " << json_list(plan.mesh.axes(), [](const redistribute::MeshAxis& a) {
+         return "{\"axis\": " + json_string(a.name) + ", \"size\": " + std::to_string(a.size) + "}";
+       });
+  j << ",\n  \"from\": " << json_string(str(plan.from, plan.mesh))
+    << ",\n  \"to\": " << json_string(str(plan.to, plan.mesh)) << ",\n  \"dtype\": \"" << dtype_name(dtype)
+    << "\",\n  \"steps\": [";
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    const ReshardStep& s = plan.steps[k];
+    j << (k ? "," : "") << "\n    {\"op\": \"" << collective_name(s.op)
+      << "\", \"axes\": " << json_list(redistribute::user_axes(s.axes, plan.mesh), json_string)
+      << ", \"dims\": " << json_list(s.dims, number) << ", \"type\": " << json_string(str(s.after, plan.primes))
+      << ", \"local_shape\": " << json_list(s.local_shape, number) << ", \"cost\": " << s.cost << "}";
+  }
+  j << (plan.steps.empty() ? "]" : "\n  ]") << ",\n  \"cost\": " << plan.cost
+    << ",\n  \"memory_height\": " << plan.memory_height << ",\n  \"source_local_size\": " << plan.source_local_size
+    << ",\n  \"target_local_size\": " << plan.target_local_size << ",\n  \"naive_cost\": " << plan.naive_cost
+    << ",\n  \"synthesis_seconds\": " << json_number(plan.synthesis_seconds) << "\n}\n";
+  return j.str();
+}
+
+void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out) {
+  if (options.format != "text" && options.format != "json")
+    throw Error("unknown --format '" + options.format + "' (available: text, json)");
+  const ReshardPlan plan = plan_reshard(options);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0)
+    out << (options.format == "json" ? reshard_json(plan, options.dtype) : reshard_text(plan, options.dtype));
+}
+
+}  // namespace einrel
