@@ -4,6 +4,7 @@
 #include <einrel_RunReport.hpp>
 
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 namespace einrel {
@@ -42,7 +43,7 @@ ReshardPlan plan_reshard(const ReshardOptions& options) {
   return redistribute::synthesize_reshard(mesh, from, to);
 }
 
-std::string reshard_text(const ReshardPlan& plan, Dtype dtype) {
+std::string reshard_text(const ReshardPlan& plan, Dtype dtype, const ReshardRun* run) {
   const auto bytes = [&](Extent elements) {
     return std::to_string(elements * static_cast<Extent>(dtype_bytes(dtype))) + " bytes";
   };
@@ -64,10 +65,26 @@ std::string reshard_text(const ReshardPlan& plan, Dtype dtype) {
     << "  memory height: " << plan.memory_height << " elements (" << bytes(plan.memory_height)
     << "); local size of the source " << plan.source_local_size << ", of the target " << plan.target_local_size
     << "\n  synthesis: " << std::fixed << std::setprecision(3) << plan.synthesis_seconds * 1e3 << " ms\n";
+  if (run) {
+    const auto line = [&](const char* what, double seconds, Extent wrong) {
+      t << "    " << std::left << std::setw(17) << what << std::right << std::setprecision(6) << seconds << " s";
+      if (what[0] != 's')
+        t << " (" << std::setprecision(2) << seconds / run->synthesized_seconds << "x the synthesized)";
+      t << (wrong ? ", " + std::to_string(wrong) + " elements wrong" : std::string()) << "\n";
+    };
+    t << "  executed on " << plan.mesh.size() << " ranks, median of " << run->repetitions
+      << " runs each (slowest rank), every element of the target checked:\n";
+    line("synthesized", run->synthesized_seconds, run->wrong_synthesized);
+    line("allgather+slice", run->naive_seconds, run->wrong_naive);
+    if (run->point_to_point_seconds)
+      line("point-to-point", *run->point_to_point_seconds, run->wrong_point_to_point);
+    else
+      t << "    point-to-point   - (a pending reduction has no block layout)\n";
+  }
   return t.str();
 }
 
-std::string reshard_json(const ReshardPlan& plan, Dtype dtype) {
+std::string reshard_json(const ReshardPlan& plan, Dtype dtype, const ReshardRun* run) {
   const auto number = [](auto n) { return std::to_string(n); };
   std::ostringstream j;
   j << "{\n  \"schema_version\": " << partition::json_schema_version
@@ -87,7 +104,14 @@ std::string reshard_json(const ReshardPlan& plan, Dtype dtype) {
   j << (plan.steps.empty() ? "]" : "\n  ]") << ",\n  \"cost\": " << plan.cost
     << ",\n  \"memory_height\": " << plan.memory_height << ",\n  \"source_local_size\": " << plan.source_local_size
     << ",\n  \"target_local_size\": " << plan.target_local_size << ",\n  \"naive_cost\": " << plan.naive_cost
-    << ",\n  \"synthesis_seconds\": " << json_number(plan.synthesis_seconds) << "\n}\n";
+    << ",\n  \"synthesis_seconds\": " << json_number(plan.synthesis_seconds);
+  if (run)
+    j << ",\n  \"execute\": {\"ranks\": " << plan.mesh.size() << ", \"repetitions\": " << run->repetitions
+      << ", \"synthesized_seconds\": " << json_number(run->synthesized_seconds)
+      << ", \"naive_seconds\": " << json_number(run->naive_seconds) << ", \"point_to_point_seconds\": "
+      << (run->point_to_point_seconds ? json_number(*run->point_to_point_seconds) : "null")
+      << ", \"mismatches\": " << run->wrong_synthesized + run->wrong_naive + run->wrong_point_to_point << "}";
+  j << "\n}\n";
   return j.str();
 }
 
@@ -95,10 +119,22 @@ void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out
   if (options.format != "text" && options.format != "json")
     throw Error("unknown --format '" + options.format + "' (available: text, json)");
   const ReshardPlan plan = plan_reshard(options);
+  std::optional<ReshardRun> run;
+  if (options.execute)
+    run = measure_reshard(redistribute::Communicator(comm), plan, options.dtype, options.repetitions);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
+  const ReshardRun* measured = run ? &*run : nullptr;
   if (rank == 0)
-    out << (options.format == "json" ? reshard_json(plan, options.dtype) : reshard_text(plan, options.dtype));
+    out << (options.format == "json" ? reshard_json(plan, options.dtype, measured)
+                                     : reshard_text(plan, options.dtype, measured));
+  if (run) {
+    const Extent wrong = run->wrong_synthesized + run->wrong_naive + run->wrong_point_to_point;
+    if (wrong)
+      throw Error("--execute: " + std::to_string(wrong) + " elements of the target differ from the source's (" +
+                  std::to_string(run->wrong_synthesized) + " synthesized, " + std::to_string(run->wrong_naive) +
+                  " allgather+slice, " + std::to_string(run->wrong_point_to_point) + " point-to-point)");
+  }
 }
 
 }  // namespace einrel

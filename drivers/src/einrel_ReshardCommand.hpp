@@ -3,6 +3,7 @@
 
 #include <einrel_Dtype.hpp>
 #include <einrel_Reshard.hpp>
+#include <einrel_ReshardRun.hpp>
 
 #include <mpi.h>
 
@@ -17,6 +18,8 @@ struct ReshardOptions {
   std::string from, to;         // "[3{x}12,2{y}12]", "[12,3{x}12] sum{y}"
   Dtype dtype = Dtype::f64;     // the element size of the byte figures
   std::string format = "text";  // text or json
+  bool execute = false;         // run it under MPI on this data (measure_reshard) and check every element
+  int repetitions = 5;          // --execute: runs of each method
 };
 
 // Parses the mesh and both types and synthesizes the redistribution. Errors are one line naming the option
@@ -26,12 +29,17 @@ redistribute::ReshardPlan plan_reshard(const ReshardOptions& options);
 
 // One line per step (op, axes over the user's mesh, dims, the type after it over the prime-factored mesh,
 // its local shape, cost), then the totals beside allgather+slice's, in elements and bytes of `dtype`.
-std::string reshard_text(const redistribute::ReshardPlan& plan, Dtype dtype);
+// With `run`, what --execute measured follows.
+std::string reshard_text(const redistribute::ReshardPlan& plan, Dtype dtype, const ReshardRun* run = nullptr);
 // {"schema_version", "mesh", "from", "to", "dtype", "steps": [{"op", "axes", "dims", "type", "local_shape", "cost"}],
-// "cost", "memory_height", "source_local_size", "target_local_size", "naive_cost", "synthesis_seconds"}.
-std::string reshard_json(const redistribute::ReshardPlan& plan, Dtype dtype);
+// "cost", "memory_height", "source_local_size", "target_local_size", "naive_cost", "synthesis_seconds"
+// [, "execute": {"ranks", "repetitions", "synthesized_seconds", "naive_seconds", "point_to_point_seconds"
+// (null for a pending reduction), "mismatches"}]}.
+std::string reshard_json(const redistribute::ReshardPlan& plan, Dtype dtype, const ReshardRun* run = nullptr);
 
-// `einrel reshard`: every rank plans (deterministic, so every rank fails alike); rank 0 prints.
+// `einrel reshard`: every rank plans (deterministic, so every rank fails alike); with --execute every rank
+// runs it (collective; the communicator must have the mesh's size); rank 0 prints. Throws Error, after
+// printing, when an element of the target differs from what it must be.
 void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out);
 
 }  // namespace einrel

@@ -260,9 +260,9 @@ def random_problem(rng):
     return mesh, Type(zip(glob, a)), Type(zip(glob, b))
 
 
-def reshard(args, mesh, src, dst, launcher=()):
+def reshard(args, mesh, src, dst, launcher=(), extra=()):
     cmd = [*launcher, args.einrel, "reshard", "--mesh", mesh.text(), "--from", src.text(dict(mesh.axes)),
-           "--to", dst.text(dict(mesh.axes)), "--format", "json"]
+           "--to", dst.text(dict(mesh.axes)), "--format", "json", *extra]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
@@ -275,12 +275,14 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--problems", type=int, default=100)
     ap.add_argument("--seed", type=int, default=20260301)
+    ap.add_argument("--execute-problems", type=int, default=0,
+                    help="random problems on meshes of 2-6 devices also run with --execute under mpiexec")
     args = ap.parse_args()
     failures = []
 
-    def check(mesh, src, dst, launcher=()):
+    def check(mesh, src, dst, launcher=(), extra=()):
         where = f"{mesh.text()} {src.text(dict(mesh.axes))} -> {dst.text(dict(mesh.axes))}"
-        plan = reshard(args, mesh, src, dst, launcher)
+        plan = reshard(args, mesh, src, dst, launcher, extra)
         failures.extend(f"{where}: {f}" for f in check_plan(mesh, src, dst, plan))
         return where, plan
 
@@ -325,10 +327,23 @@ def main():
         if len(mesh.primes) <= 4 and len(src.dims) <= 3:
             near_optimal(mesh, src, dst, where, plan)
             compared += 1
+    # --execute: every rank runs the plan on real data and einrel checks every element of every target tile
+    # (a mismatch exits 1, which reshard() reports); the JSON says how many differ.
+    executed = 0
+    while executed < args.execute_problems:
+        mesh, src, dst = random_problem(rng)
+        devices = math.prod(size for _, size in mesh.axes)
+        if not 2 <= devices <= 6:
+            continue
+        where, plan = check(mesh, src, dst, [args.mpiexec, "-n", str(devices)], ["--execute", "--reps", "1"])
+        run = plan.get("execute", {})
+        if run.get("mismatches") != 0 or run.get("ranks") != devices:
+            failures.append(f"{where}: --execute reports {run}")
+        executed += 1
     for f in failures:
         print("FAIL", f)
     print(f"{args.problems} random problems legal; {compared} within optimum + target local size; "
-          f"{len(failures)} failures")
+          f"{executed} executed under mpiexec; {len(failures)} failures")
     if compared < args.problems // 3:
         print("FAIL too few problems small enough for the reference search")
         return 1
