@@ -338,3 +338,41 @@ TEST(Reshard, RandomProblemsAreLegalAndNearOptimal) {
 }
 
 }  // namespace
+
+namespace {
+
+// Block layouts that are distributed types are recognized on the prime-factored mesh of the ranks, and
+// block_layout gives them back; others (several blocks on a rank, a rank without a block, an index that is
+// no digit of the rank, uneven tiles) are not.
+TEST(DistType, BlockLayoutsOfTypesAreRecognized) {
+  const DeviceMesh mesh = DeviceMesh::parse("r=8").prime_factored();  // r.0 (minor), r.1, r.2
+  auto check_round_trip = [&](const redistribute::BlockLayout& layout) {
+    const auto type = as_dist_type(layout, mesh);
+    ASSERT_TRUE(type) << to_string(layout.grid().parts());
+    EXPECT_EQ(block_layout(*type, mesh), layout) << str(*type, mesh);
+  };
+  // the engine's spread layout at p = R: C order, so the last dimension takes the rank's minor digits
+  const redistribute::BlockLayout spread(BlockGrid({16, 8}, {2, 4}), 8);
+  check_round_trip(spread);
+  EXPECT_EQ(str(*as_dist_type(spread, mesh), mesh), "[8{r.2}16,2{r.0,r.1}8]");
+  check_round_trip(redistribute::BlockLayout(BlockGrid({16, 8}, {1, 1}), redistribute::Placement::replicated(1, 8)));
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 50; ++trial) {  // random types over the binary mesh
+    DistType t{{{8, {}}, {16, {}}, {4, {}}}, {}, AggOp::sum};
+    for (const MeshAxis& a : mesh.axes()) {
+      const int d = static_cast<int>(rng() % 4);
+      if (d < 3) t.dims[d].axes.insert(t.dims[d].axes.begin() + rng() % (t.dims[d].axes.size() + 1), a.name);
+    }
+    const auto back = as_dist_type(block_layout(t, mesh), mesh);
+    ASSERT_TRUE(back) << str(t, mesh);
+    EXPECT_EQ(block_layout(*back, mesh), block_layout(t, mesh)) << str(t, mesh);
+  }
+  EXPECT_FALSE(as_dist_type(redistribute::BlockLayout(BlockGrid({16, 8}, {4, 4}), 8), mesh));  // 2 blocks a rank
+  EXPECT_FALSE(as_dist_type(redistribute::BlockLayout(BlockGrid({16, 8}, {2, 2}), 8), mesh));  // idle ranks
+  EXPECT_FALSE(as_dist_type(redistribute::BlockLayout(BlockGrid({15, 8}, {2, 4}), 8), mesh));  // uneven
+  std::vector<int> owner{0, 3, 1, 2, 4, 5, 6, 7};  // block index not a digit of the rank
+  EXPECT_FALSE(as_dist_type(
+      redistribute::BlockLayout(BlockGrid({16, 8}, {2, 4}), redistribute::Placement::owners(owner, 8)), mesh));
+}
+
+}  // namespace

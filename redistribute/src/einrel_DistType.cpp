@@ -175,6 +175,41 @@ BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh) {
   return BlockLayout(std::move(grid), Placement::sites(sites, mesh.size()));
 }
 
+std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh& mesh) {
+  const BlockGrid& grid = layout.grid();
+  if (layout.num_ranks() != mesh.size()) return std::nullopt;
+  for (int d = 0; d < grid.rank(); ++d)
+    if (grid.bound()[d] % grid.parts()[d] != 0 || grid.extent(d, 0) != grid.bound()[d] / grid.parts()[d])
+      return std::nullopt;
+  std::vector<std::vector<Extent>> keys;  // per rank, its one block's key
+  for (int r = 0; r < mesh.size(); ++r) {
+    const std::vector<Extent> blocks = layout.blocks_of(r);
+    if (blocks.size() != 1) return std::nullopt;
+    keys.push_back(grid.key(blocks[0]));
+  }
+  DistType type;
+  std::vector<bool> used(mesh.axes().size(), false);
+  for (int d = 0; d < grid.rank(); ++d) {
+    DistDim dim{grid.bound()[d], {}};
+    Extent stride = 1;  // of the digit being matched, in the block index
+    for (int prime : prime_factors(grid.parts()[d])) {
+      std::optional<std::size_t> match;
+      for (std::size_t a = 0; a < mesh.axes().size() && !match; ++a) {
+        if (used[a] || mesh.axes()[a].size != prime) continue;
+        bool same = true;
+        for (int r = 0; r < mesh.size() && same; ++r) same = (keys[r][d] / stride) % prime == mesh.coordinates(r)[a];
+        if (same) match = a;
+      }
+      if (!match) return std::nullopt;
+      used[*match] = true;
+      dim.axes.push_back(mesh.axes()[*match].name);
+      stride *= prime;
+    }
+    type.dims.push_back(dim);
+  }
+  return type;
+}
+
 DistType prime_factored(const DistType& type, const DeviceMesh& mesh) {
   DistType p = type;
   auto expand = [&](const std::vector<std::string>& axes) {

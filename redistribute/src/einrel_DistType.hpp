@@ -73,6 +73,12 @@ std::string str(const DistType& type, const DeviceMesh& mesh);
 // dimension into its tiles, and each block is placed on the ranks whose tile it is (several where the type
 // replicates it). Throws Error for a pending reduction, which a block layout cannot say.
 BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh);
+// The layout as a distributed type on `mesh`, if it is one: an even grid with whole tiles, every rank of the
+// mesh holding exactly one block, and along each dimension the block index the mixed-radix number of some
+// of the rank's mesh coordinates (axes of equal sizes tried minor first; the prime factors of a dimension's
+// parts in increasing order). The engine's layouts at p = R with power-of-two parts are types on the
+// prime-factored mesh of R. Inverse of block_layout.
+std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh& mesh);
 // The key, in block_layout's grid, of the tile `rank` holds.
 std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int rank);
 
