@@ -60,6 +60,8 @@ TEST_P(GraphFileErrors, NameLocationAndProblem) {
     EXPECT_EQ(what.rfind(std::string(m.location) + ": ", 0), 0u) << what;
     EXPECT_NE(what.find(m.message), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << "one line: " << what;
+    for (const char c : what)  // unprintable input bytes are quoted escaped (0x1c splits lines for many readers)
+      EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) << what;
   }
 }
 
@@ -71,6 +73,11 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"", "bad.ein:1:1", "empty graph"}, Malformed{"# only a comment\n\n", "bad.ein:1:1", "empty graph"},
         Malformed{"input A f64[2,2]\n", "bad.ein:2:1", "expected an 'output NAME' statement"},
         Malformed{"input A f16[2,2]\n", "bad.ein:1:9", "unknown dtype 'f16'"},
+        Malformed{"input A f64[2,2]\x1c\n", "bad.ein:1:17", "found '\\x1c'"},
+        Malformed{"\x1cinput A f64[2,2]\n", "bad.ein:1:1", "found '\\x1c'"},
+        Malformed{"input A f64[2,2]\nB = einsum(\"i\x1cj->ij\", A)\n", "bad.ein:2:14", "invalid character '\\x1c'"},
+        Malformed{"input A f64[2,2]\nB = einsum(\"ij->ij\", A, map=\"r\x7f\")\n", "bad.ein:2:29",
+                  "found string 'r\\x7f'"},
         Malformed{"input A f64[2,0]\n", "bad.ein:1:15", "positive integer"},
         Malformed{"input A f64[2,-3]\n", "bad.ein:1:15", "positive integer"},
         Malformed{"input A f64[2,x]\n", "bad.ein:1:15", "expected an extent"},

@@ -1,4 +1,5 @@
 #include <einrel_EinSum.hpp>
+#include <einrel_Error.hpp>
 
 #include <array>
 
@@ -6,8 +7,6 @@ namespace einrel {
 namespace {
 
 bool is_label(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-std::string quoted(char c) { return std::string("'") + c + "'"; }
 
 // Reads the labels of one operand or of the output, from `pos` up to a ',' or "->" or the end.
 std::string read_labels(std::string_view eq, std::size_t& pos, const std::string& what) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace einrel {
 
@@ -21,6 +22,11 @@ struct SourceLocation {
 
   std::string str() const;
 };
+
+// `text` (or one character) in single quotes for an error message, bytes outside printable ASCII written
+// as \xNN: whatever the input held, the message stays on one line (a raw 0x1c or newline would split it).
+std::string quoted(std::string_view text);
+std::string quoted(char c);
 
 // An error in a graph file: the message starts with file:line:col.
 class ParseError : public Error {

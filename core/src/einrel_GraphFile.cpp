@@ -19,9 +19,9 @@ std::string describe(const Token& t) {
     case Token::end:
       return "end of line";
     case Token::string:
-      return "string \"" + t.text + "\"";
+      return "string " + quoted(t.text);
     default:
-      return "'" + t.text + "'";
+      return quoted(t.text);
   }
 }
 

@@ -2,17 +2,8 @@
 #include <einrel_TextCursor.hpp>
 
 #include <cctype>
-#include <cstdio>
 
 namespace einrel {
-
-std::string quoted_char(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "'\\x%02x'", u);
-  return buf;
-}
 
 bool is_axis_name(const std::string& name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
@@ -41,7 +32,7 @@ bool TextCursor::accept(char c) {
 }
 
 void TextCursor::expect(char c, const std::string& context) {
-  if (!accept(c)) fail(quoted_char(c) + " " + context);
+  if (!accept(c)) fail(quoted(c) + " " + context);
 }
 
 Extent TextCursor::integer(const std::string& expected) {
@@ -66,7 +57,7 @@ void TextCursor::expect_end() {
   if (!at_end()) fail("end of text");
 }
 
-std::string TextCursor::found() { return at_end() ? "end of text" : quoted_char(text_[pos_]); }
+std::string TextCursor::found() { return at_end() ? "end of text" : quoted(text_[pos_]); }
 
 void TextCursor::fail(const std::string& expected) {
   const std::string f = found();

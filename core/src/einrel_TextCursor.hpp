@@ -10,7 +10,7 @@ namespace einrel {
 
 // Reads a one-line argument (a mesh "x=4,y=6", a distributed type "[3{x}12,12]") character by character,
 // skipping spaces between tokens. Errors are ParseErrors at `what`:1:column ("--from:1:7: expected ',' or
-// ']', found 'x'"); the character found is quoted, escaped when it is not printable ('\x1c').
+// ']', found 'x'"); the character found is quoted, escaped when it is not printable ('\x1c', einrel::quoted).
 class TextCursor {
  public:
   TextCursor(std::string text, std::string what);
@@ -41,9 +41,6 @@ class TextCursor {
 // Whether `name` is letters, digits, '_' and '.', starting with a letter or '_' (axis names; '.' only in
 // the prime factors of an axis, "x.0").
 bool is_axis_name(const std::string& name);
-
-// c in single quotes, escaped as '\xNN' unless printable ASCII.
-std::string quoted_char(char c);
 
 }  // namespace einrel
 
