@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
@@ -88,96 +89,118 @@ Extent step_cost(Collective op, Extent before, Extent after) {
   }
 }
 
-// Dijkstra over weak types from `from` to `to` (paper §7.2) for an array of shape `global` on a mesh of
-// `mesh_size` devices (prime axes whose reduction stays pending throughout excluded), every local size at
-// most `height`; edges are the multi-axis collectives moving any factor of the mesh (§7.1), so the path is
-// maximally merged. Ties: fewer steps.
-std::vector<WeakStep> weak_search(const std::vector<Extent>& global, const WeakType& from, const WeakType& to,
-                                  Extent mesh_size, Extent height) {
-  struct Best {
+// The weak graph (paper §5, §7.2) of an array of shape `global` on a mesh of `mesh_size` devices (prime axes
+// whose reduction stays pending throughout excluded): calls f(next, step, cost) for every multi-axis
+// collective (§7.1) from `t` whose local size stays within `height`.
+template <class F>
+void for_each_weak_edge(const std::vector<Extent>& global, Extent mesh_size, Extent height, const WeakType& t, F&& f) {
+  const std::size_t r = global.size(), P = max_rank;  // t[P]: the pending product
+  const Extent total = num_elements(global);
+  auto local = [&](const WeakType& w, std::size_t i) { return global[i] / w[i]; };
+  Extent used = t[P];
+  for (std::size_t i = 0; i < r; ++i) used *= t[i];
+  const Extent free = mesh_size / used, size = total / (used / t[P]);
+  auto edge = [&](const WeakType& next, Collective op, std::vector<std::size_t> dims, Extent factor) {
+    Extent parts = 1;
+    for (std::size_t i = 0; i < r; ++i) parts *= next[i];
+    const Extent after = total / parts;
+    if (after <= height) f(next, WeakStep{op, std::move(dims), factor}, step_cost(op, size, after));
+  };
+  auto divisors = [](Extent n) {
+    std::vector<Extent> d;
+    for (Extent k = 2; k <= n; ++k)
+      if (n % k == 0) d.push_back(k);
+    return d;
+  };
+  for (std::size_t i = 0; i < r; ++i) {
+    for (Extent k : divisors(t[i])) {
+      const auto fk = static_cast<std::int32_t>(k);
+      WeakType g = t;
+      g[i] /= fk;
+      edge(g, Collective::allgather, {i}, k);
+      for (std::size_t j = 0; j < r; ++j)
+        if (j != i && local(t, j) % k == 0) {
+          WeakType a = g;
+          a[j] *= fk;
+          edge(a, Collective::alltoall, {i, j}, k);
+        }
+    }
+    for (Extent k : divisors(free))
+      if (local(t, i) % k == 0) {
+        WeakType d = t;
+        d[i] *= static_cast<std::int32_t>(k);
+        edge(d, Collective::dynslice, {i}, k);
+      }
+    for (Extent k : divisors(t[P]))
+      if (local(t, i) % k == 0) {
+        WeakType rs = t;
+        rs[i] *= static_cast<std::int32_t>(k);
+        rs[P] /= static_cast<std::int32_t>(k);
+        edge(rs, Collective::reducescatter, {i}, k);
+      }
+  }
+  for (Extent k : divisors(t[P])) {
+    WeakType a = t;
+    a[P] /= static_cast<std::int32_t>(k);
+    edge(a, Collective::allreduce, {}, k);
+  }
+}
+
+// A sequence of weak collectives and its cost.
+struct WeakPath {
+  Extent cost = 0;
+  std::vector<WeakStep> steps;
+};
+
+// The cheapest weak paths from `from` to `to` in the graph of for_each_weak_edge, in order of (cost, number
+// of steps): Dijkstra where each type may be reached `per_type` times (the k shortest walks; 1: plain
+// Dijkstra, paper §7.2), paths costing more than `bound` dropped, at most `paths` of them, and at most
+// `work` labels made (then the paths found so far).
+std::vector<WeakPath> weak_paths(const std::vector<Extent>& global, const WeakType& from, const WeakType& to,
+                                 Extent mesh_size, Extent height, int per_type, std::size_t paths, Extent bound,
+                                 std::size_t work) {
+  struct Label {
     Extent cost, steps;
-    WeakType parent;
+    WeakType type;
+    std::size_t parent;
     WeakStep step;
   };
-  const std::size_t r = global.size(), P = max_rank;  // t[P]: the pending product
-  std::unordered_map<Extent, std::vector<Extent>> divisor_lists;
-  auto divisors = [&](Extent n) -> const std::vector<Extent>& {
-    auto it = divisor_lists.find(n);
-    if (it == divisor_lists.end()) {
-      std::vector<Extent> d;
-      for (Extent f = 2; f <= n; ++f)
-        if (n % f == 0) d.push_back(f);
-      it = divisor_lists.emplace(n, std::move(d)).first;
-    }
-    return it->second;
-  };
-  const Extent total = num_elements(global);
-  auto local = [&](const WeakType& t, std::size_t i) { return global[i] / t[i]; };
-  std::unordered_map<WeakType, Best, WeakTypeHash> best;
-  using Entry = std::tuple<Extent, Extent, WeakType>;
+  std::vector<Label> labels{{0, 0, from, 0, {Collective::allpermute, {}, 1}}};
+  std::unordered_map<WeakType, int, WeakTypeHash> settled;
+  std::unordered_map<WeakType, std::pair<Extent, Extent>, WeakTypeHash> best;  // per_type == 1: the best label
+  using Entry = std::tuple<Extent, Extent, std::size_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-  best[from] = {0, 0, from, {Collective::allpermute, {}, 1}};
-  queue.emplace(0, 0, from);
-  while (!queue.empty()) {
-    const auto [cost, steps, t] = queue.top();
+  queue.emplace(0, 0, 0);
+  std::vector<WeakPath> out;
+  while (!queue.empty() && out.size() < paths) {
+    const auto [cost, steps, index] = queue.top();
     queue.pop();
-    if (const Best& b = best.at(t); b.cost != cost || b.steps != steps) continue;
-    if (t == to) break;
-    Extent used = t[P];
-    for (std::size_t i = 0; i < r; ++i) used *= t[i];
-    const Extent free = mesh_size / used, size = total / (used / t[P]);
-    // dims: `a` (allgather, dynslice, reducescatter), `a` to `b` (alltoall); r for none
-    auto relax = [&](const WeakType& next, Collective op, std::size_t a, std::size_t b, Extent f) {
-      Extent parts = 1;
-      for (std::size_t i = 0; i < r; ++i) parts *= next[i];
-      const Extent after = total / parts;
-      if (after > height) return;
-      const Extent c = cost + step_cost(op, size, after), s = steps + 1;
-      const auto [it, fresh] = best.try_emplace(next);
-      if (!fresh && std::tie(it->second.cost, it->second.steps) <= std::tie(c, s)) return;
-      std::vector<std::size_t> dims;
-      for (std::size_t d : {a, b})
-        if (d < r) dims.push_back(d);
-      it->second = {c, s, t, {op, std::move(dims), f}};
-      queue.emplace(c, s, next);
-    };
-    for (std::size_t i = 0; i < r; ++i) {
-      for (Extent f : divisors(t[i])) {
-        WeakType g = t;
-        g[i] /= static_cast<std::int32_t>(f);
-        relax(g, Collective::allgather, i, r, f);
-        for (std::size_t j = 0; j < r; ++j)
-          if (j != i && local(t, j) % f == 0) {
-            WeakType a = g;
-            a[j] *= static_cast<std::int32_t>(f);
-            relax(a, Collective::alltoall, i, j, f);
-          }
+    const WeakType t = labels[index].type;
+    int& times = settled[t];
+    if (times >= per_type) continue;
+    ++times;
+    if (t == to) {
+      WeakPath path{cost, {}};
+      for (std::size_t k = index; k != 0; k = labels[k].parent) path.steps.push_back(labels[k].step);
+      std::reverse(path.steps.begin(), path.steps.end());
+      out.push_back(std::move(path));
+      continue;
+    }
+    for_each_weak_edge(global, mesh_size, height, t, [&](const WeakType& next, WeakStep step, Extent step_cost) {
+      const Extent c = cost + step_cost, s = steps + 1;
+      if (c > bound || labels.size() >= work) return;
+      const auto seen = settled.find(next);
+      if (seen != settled.end() && seen->second >= per_type) return;
+      if (per_type == 1) {  // plain Dijkstra: only an improving label
+        const auto [it, fresh] = best.try_emplace(next, c, s);
+        if (!fresh && it->second <= std::make_pair(c, s)) return;
+        it->second = {c, s};
       }
-      for (Extent f : divisors(free))
-        if (local(t, i) % f == 0) {
-          WeakType d = t;
-          d[i] *= static_cast<std::int32_t>(f);
-          relax(d, Collective::dynslice, i, r, f);
-        }
-      for (Extent f : divisors(t[P]))
-        if (local(t, i) % f == 0) {
-          WeakType s = t;
-          s[i] *= static_cast<std::int32_t>(f);
-          s[P] /= static_cast<std::int32_t>(f);
-          relax(s, Collective::reducescatter, i, r, f);
-        }
-    }
-    for (Extent f : divisors(t[P])) {
-      WeakType a = t;
-      a[P] /= static_cast<std::int32_t>(f);
-      relax(a, Collective::allreduce, r, r, f);
-    }
+      labels.push_back({c, s, next, index, std::move(step)});
+      queue.emplace(c, s, labels.size() - 1);
+    });
   }
-  if (!best.count(to)) throw Error("einrel::redistribute: no sequence of collectives reaches the target");
-  std::vector<WeakStep> path;
-  for (WeakType t = to; t != from; t = best.at(t).parent) path.push_back(best.at(t).step);
-  std::reverse(path.begin(), path.end());
-  return path;
+  return out;
 }
 
 // The axes of `pool` whose sizes multiply to f: every such subset (pool order kept), at most `limit`.
@@ -390,6 +413,48 @@ ReshardPlan empty_plan(const DeviceMesh& mesh, const DistType& from, const DistT
   return plan;
 }
 
+// Concrete steps for a weak path (Lowering), and the one allpermute it may need: before the trailing
+// allgathers where there are some (paper §7.3), to the type those allgathers turn into the target under the
+// identity device map, gathering axes the target leaves free.
+Lowered lower_path(const std::vector<WeakStep>& weak, const DistType& source, const DistType& target,
+                   const std::vector<std::string>& excluded, const DeviceMesh& primes) {
+  Lowered low = Lowering(weak, target, excluded).run(MeshState(primes, source));
+  if (!low.state.holds(target)) {
+    std::size_t k0 = weak.size();
+    while (k0 > 0 && weak[k0 - 1].op == Collective::allgather) --k0;
+    std::set<std::string> free;
+    for (const MeshAxis& a : primes.axes()) free.insert(a.name);
+    for (const DistDim& d : target.dims)
+      for (const std::string& a : d.axes) free.erase(a);
+    for (const std::string& a : target.partial) free.erase(a);
+    DistType before_gathers = target;
+    std::vector<std::vector<std::string>> gathered(weak.size());
+    for (std::size_t k = weak.size(); k-- > k0;) {  // last gathered is the most major: prepend from the end
+      for (int p : prime_factors(weak[k].factor)) {
+        const auto it =
+            std::find_if(free.begin(), free.end(), [&](const std::string& a) { return primes.axis_size(a) == p; });
+        gathered[k].push_back(*it);
+        free.erase(it);
+      }
+      std::vector<std::string>& list = before_gathers.dims[weak[k].dims[0]].axes;
+      list.insert(list.begin(), gathered[k].begin(), gathered[k].end());
+    }
+    Lowered redo{{}, MeshState(primes, source)};  // the steps before the trailing allgathers again
+    for (std::size_t k = 0; k < k0; ++k) apply(redo, low.steps[k].op, low.steps[k].dims, low.steps[k].axes);
+    if (!redo.state.holds(before_gathers)) apply(redo, Collective::allpermute, {}, {}, &before_gathers);
+    for (std::size_t k = k0; k < weak.size(); ++k) apply(redo, Collective::allgather, weak[k].dims, gathered[k]);
+    if (!redo.state.holds(target)) throw Error("einrel::redistribute: the lowered sequence misses the target");
+    low = std::move(redo);
+  }
+  return low;
+}
+
+Extent cost_of(const std::vector<ReshardStep>& steps) {
+  Extent c = 0;
+  for (const ReshardStep& s : steps) c += s.cost;
+  return c;
+}
+
 }  // namespace
 
 ReshardPlan naive_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
@@ -436,44 +501,28 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
     w[max_rank] = static_cast<std::int32_t>(pending_size(t));
     return w;
   };
-  const std::vector<WeakStep> weak =
-      weak_search(global, weak_type(source), weak_type(target), plan.primes.size() / excluded_size, height);
-
-  Lowered low = Lowering(weak, target, excluded).run(MeshState(plan.primes, source));
-  if (!low.state.holds(target)) {
-    // One allpermute, before the trailing allgathers where there are some (paper §7.3): to the type those
-    // allgathers turn into the target under the identity device map, gathering axes the target leaves free.
-    std::size_t k0 = weak.size();
-    while (k0 > 0 && weak[k0 - 1].op == Collective::allgather) --k0;
-    std::set<std::string> free;
-    for (const MeshAxis& a : plan.primes.axes()) free.insert(a.name);
-    for (const DistDim& d : target.dims)
-      for (const std::string& a : d.axes) free.erase(a);
-    for (const std::string& a : target.partial) free.erase(a);
-    DistType before_gathers = target;
-    std::vector<std::vector<std::string>> gathered(weak.size());
-    for (std::size_t k = weak.size(); k-- > k0;) {  // last gathered is the most major: prepend from the end
-      for (int p : prime_factors(weak[k].factor)) {
-        const auto it =
-            std::find_if(free.begin(), free.end(), [&](const std::string& a) { return plan.primes.axis_size(a) == p; });
-        gathered[k].push_back(*it);
-        free.erase(it);
+  const WeakType source_type = weak_type(source), target_type = weak_type(target);
+  const Extent mesh_size = plan.primes.size() / excluded_size;
+  auto lower = [&](const std::vector<WeakStep>& weak) {
+    return lower_path(weak, source, target, excluded, plan.primes);
+  };
+  const std::vector<WeakPath> first =
+      weak_paths(global, source_type, target_type, mesh_size, height, 1, 1, std::numeric_limits<Extent>::max(),
+                 std::numeric_limits<std::size_t>::max());
+  if (first.empty()) throw Error("einrel::redistribute: no sequence of collectives reaches the target");
+  Lowered low = lower(first[0].steps);
+  Extent cost = cost_of(low.steps);
+  // A permutation was needed: another weak path, of at most that much more, may lower without one.
+  if (cost > first[0].cost)
+    for (const WeakPath& path :
+         weak_paths(global, source_type, target_type, mesh_size, height, 2, 8, cost - 1, 30000)) {
+      Lowered other = lower(path.steps);
+      if (cost_of(other.steps) < cost) {
+        cost = cost_of(other.steps);
+        low = std::move(other);
       }
-      std::vector<std::string>& list = before_gathers.dims[weak[k].dims[0]].axes;
-      list.insert(list.begin(), gathered[k].begin(), gathered[k].end());
+      if (cost == path.cost) break;  // no permutation: the paths after it cost as much or more
     }
-    Lowered redo{{low.steps.begin(), low.steps.begin() + static_cast<std::ptrdiff_t>(k0)},
-                 MeshState(plan.primes, source)};
-    for (const ReshardStep& s : redo.steps) {
-      Lowered replay{{}, redo.state};
-      apply(replay, s.op, s.dims, s.axes);
-      redo.state = replay.state;
-    }
-    if (!redo.state.holds(before_gathers)) apply(redo, Collective::allpermute, {}, {}, &before_gathers);
-    for (std::size_t k = k0; k < weak.size(); ++k) apply(redo, Collective::allgather, weak[k].dims, gathered[k]);
-    if (!redo.state.holds(target)) throw Error("einrel::redistribute: the lowered sequence misses the target");
-    low = std::move(redo);
-  }
   plan.steps = std::move(low.steps);
   add_up(plan);
   plan.naive_cost = naive_reshard(mesh, from, to).cost;
