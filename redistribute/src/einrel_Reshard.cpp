@@ -1,18 +1,13 @@
 #include <einrel_Error.hpp>
 #include <einrel_MeshState.hpp>
 #include <einrel_Reshard.hpp>
+#include <einrel_WeakSearch.hpp>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstdint>
 #include <functional>
 #include <limits>
-#include <map>
-#include <queue>
 #include <set>
-#include <tuple>
-#include <unordered_map>
 
 namespace einrel::redistribute {
 
@@ -32,6 +27,19 @@ std::string_view collective_name(Collective op) {
       return "allreduce";
   }
   return "?";
+}
+
+Extent collective_cost(Collective op, Extent before, Extent after) {
+  switch (op) {
+    case Collective::allgather:
+      return after;
+    case Collective::dynslice:
+      return 0;
+    case Collective::allreduce:
+      return 2 * before;
+    default:
+      return before;
+  }
 }
 
 std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, const DeviceMesh& mesh) {
@@ -55,153 +63,9 @@ std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, c
 
 namespace {
 
-// A step of the weak search (paper §5, §7.2): which collective, on which dimensions, moving how large a
-// factor of the mesh (the product of the prime axes it moves; which axes is decided when lowering).
-struct WeakStep {
-  Collective op;
-  std::vector<std::size_t> dims;
-  Extent factor;
-};
-
-// A weak type (paper §7.2: with the global shape fixed, the local shape identifies it): per dimension the
-// number of tiles it is cut into (global / local extent, a product of prime axis sizes), and after them the
-// product of the prime axes whose reduction is still pending. Compact, for a fast search.
-using WeakType = std::array<std::int32_t, max_rank + 1>;
-
-struct WeakTypeHash {
-  std::size_t operator()(const WeakType& t) const {
-    std::size_t h = 0;
-    for (std::int32_t e : t) h = h * 1000003u ^ static_cast<std::size_t>(e);
-    return h;
-  }
-};
-
-Extent step_cost(Collective op, Extent before, Extent after) {
-  switch (op) {
-    case Collective::allgather:
-      return after;
-    case Collective::dynslice:
-      return 0;
-    case Collective::allreduce:
-      return 2 * before;
-    default:
-      return before;
-  }
-}
-
-// The weak graph (paper §5, §7.2) of an array of shape `global` on a mesh of `mesh_size` devices (prime axes
-// whose reduction stays pending throughout excluded): calls f(next, step, cost) for every multi-axis
-// collective (§7.1) from `t` whose local size stays within `height`.
-template <class F>
-void for_each_weak_edge(const std::vector<Extent>& global, Extent mesh_size, Extent height, const WeakType& t, F&& f) {
-  const std::size_t r = global.size(), P = max_rank;  // t[P]: the pending product
-  const Extent total = num_elements(global);
-  auto local = [&](const WeakType& w, std::size_t i) { return global[i] / w[i]; };
-  Extent used = t[P];
-  for (std::size_t i = 0; i < r; ++i) used *= t[i];
-  const Extent free = mesh_size / used, size = total / (used / t[P]);
-  auto edge = [&](const WeakType& next, Collective op, std::vector<std::size_t> dims, Extent factor) {
-    Extent parts = 1;
-    for (std::size_t i = 0; i < r; ++i) parts *= next[i];
-    const Extent after = total / parts;
-    if (after <= height) f(next, WeakStep{op, std::move(dims), factor}, step_cost(op, size, after));
-  };
-  auto divisors = [](Extent n) {
-    std::vector<Extent> d;
-    for (Extent k = 2; k <= n; ++k)
-      if (n % k == 0) d.push_back(k);
-    return d;
-  };
-  for (std::size_t i = 0; i < r; ++i) {
-    for (Extent k : divisors(t[i])) {
-      const auto fk = static_cast<std::int32_t>(k);
-      WeakType g = t;
-      g[i] /= fk;
-      edge(g, Collective::allgather, {i}, k);
-      for (std::size_t j = 0; j < r; ++j)
-        if (j != i && local(t, j) % k == 0) {
-          WeakType a = g;
-          a[j] *= fk;
-          edge(a, Collective::alltoall, {i, j}, k);
-        }
-    }
-    for (Extent k : divisors(free))
-      if (local(t, i) % k == 0) {
-        WeakType d = t;
-        d[i] *= static_cast<std::int32_t>(k);
-        edge(d, Collective::dynslice, {i}, k);
-      }
-    for (Extent k : divisors(t[P]))
-      if (local(t, i) % k == 0) {
-        WeakType rs = t;
-        rs[i] *= static_cast<std::int32_t>(k);
-        rs[P] /= static_cast<std::int32_t>(k);
-        edge(rs, Collective::reducescatter, {i}, k);
-      }
-  }
-  for (Extent k : divisors(t[P])) {
-    WeakType a = t;
-    a[P] /= static_cast<std::int32_t>(k);
-    edge(a, Collective::allreduce, {}, k);
-  }
-}
-
-// A sequence of weak collectives and its cost.
-struct WeakPath {
-  Extent cost = 0;
-  std::vector<WeakStep> steps;
-};
-
-// The cheapest weak paths from `from` to `to` in the graph of for_each_weak_edge, in order of (cost, number
-// of steps): Dijkstra where each type may be reached `per_type` times (the k shortest walks; 1: plain
-// Dijkstra, paper §7.2), paths costing more than `bound` dropped, at most `paths` of them, and at most
-// `work` labels made (then the paths found so far).
-std::vector<WeakPath> weak_paths(const std::vector<Extent>& global, const WeakType& from, const WeakType& to,
-                                 Extent mesh_size, Extent height, int per_type, std::size_t paths, Extent bound,
-                                 std::size_t work) {
-  struct Label {
-    Extent cost, steps;
-    WeakType type;
-    std::size_t parent;
-    WeakStep step;
-  };
-  std::vector<Label> labels{{0, 0, from, 0, {Collective::allpermute, {}, 1}}};
-  std::unordered_map<WeakType, int, WeakTypeHash> settled;
-  std::unordered_map<WeakType, std::pair<Extent, Extent>, WeakTypeHash> best;  // per_type == 1: the best label
-  using Entry = std::tuple<Extent, Extent, std::size_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-  queue.emplace(0, 0, 0);
-  std::vector<WeakPath> out;
-  while (!queue.empty() && out.size() < paths) {
-    const auto [cost, steps, index] = queue.top();
-    queue.pop();
-    const WeakType t = labels[index].type;
-    int& times = settled[t];
-    if (times >= per_type) continue;
-    ++times;
-    if (t == to) {
-      WeakPath path{cost, {}};
-      for (std::size_t k = index; k != 0; k = labels[k].parent) path.steps.push_back(labels[k].step);
-      std::reverse(path.steps.begin(), path.steps.end());
-      out.push_back(std::move(path));
-      continue;
-    }
-    for_each_weak_edge(global, mesh_size, height, t, [&](const WeakType& next, WeakStep step, Extent step_cost) {
-      const Extent c = cost + step_cost, s = steps + 1;
-      if (c > bound || labels.size() >= work) return;
-      const auto seen = settled.find(next);
-      if (seen != settled.end() && seen->second >= per_type) return;
-      if (per_type == 1) {  // plain Dijkstra: only an improving label
-        const auto [it, fresh] = best.try_emplace(next, c, s);
-        if (!fresh && it->second <= std::make_pair(c, s)) return;
-        it->second = {c, s};
-      }
-      labels.push_back({c, s, next, index, std::move(step)});
-      queue.emplace(c, s, labels.size() - 1);
-    });
-  }
-  return out;
-}
+using detail::WeakPath;
+using detail::WeakStep;
+using detail::WeakType;
 
 // The axes of `pool` whose sizes multiply to f: every such subset (pool order kept), at most `limit`.
 std::vector<std::vector<std::string>> subsets_with_product(const std::vector<std::string>& pool,
@@ -279,7 +143,7 @@ void apply(Lowered& low, Collective op, const std::vector<std::size_t>& dims, co
       break;
   }
   const Extent after = local_size(s.type(), s.mesh());
-  low.steps.push_back({op, axes, dims, s.type(), local_shape(s.type(), s.mesh()), step_cost(op, before, after)});
+  low.steps.push_back({op, axes, dims, s.type(), local_shape(s.type(), s.mesh()), collective_cost(op, before, after)});
 }
 
 // Concrete axes for each weak step (paper §6.1, §7.3): candidates scored by how much of the target's axis
@@ -507,15 +371,15 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
     return lower_path(weak, source, target, excluded, plan.primes);
   };
   const std::vector<WeakPath> first =
-      weak_paths(global, source_type, target_type, mesh_size, height, 1, 1, std::numeric_limits<Extent>::max(),
-                 std::numeric_limits<std::size_t>::max());
+      detail::weak_paths(global, source_type, target_type, mesh_size, height, 1, 1, std::numeric_limits<Extent>::max(),
+                         std::numeric_limits<std::size_t>::max());
   if (first.empty()) throw Error("einrel::redistribute: no sequence of collectives reaches the target");
   Lowered low = lower(first[0].steps);
   Extent cost = cost_of(low.steps);
   // A permutation was needed: another weak path, of at most that much more, may lower without one.
   if (cost > first[0].cost)
     for (const WeakPath& path :
-         weak_paths(global, source_type, target_type, mesh_size, height, 2, 8, cost - 1, 30000)) {
+         detail::weak_paths(global, source_type, target_type, mesh_size, height, 2, 8, cost - 1, 30000)) {
       Lowered other = lower(path.steps);
       if (cost_of(other.steps) < cost) {
         cost = cost_of(other.steps);

@@ -15,6 +15,9 @@ namespace einrel::redistribute {
 enum class Collective { allgather, alltoall, dynslice, allpermute, reducescatter, allreduce };
 std::string_view collective_name(Collective op);
 
+// The cost of one collective in elements per device (paper Fig. 11) from the local sizes before and after it.
+Extent collective_cost(Collective op, Extent before, Extent after);
+
 // One step over the prime-factored mesh. `axes` are moved in this order (axes[0] becomes or was the
 // minor-most of its dimension); `dims` is {i} for allgather, dynslice and reducescatter, {from, to} for
 // alltoall, {} otherwise. `after` is the type the step leaves (allgather and alltoall first bring their
