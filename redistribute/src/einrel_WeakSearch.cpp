@@ -27,10 +27,13 @@ void for_each_weak_edge(const std::vector<Extent>& global, Extent mesh_size, Ext
     const Extent after = total / parts;
     if (after <= height) f(next, WeakStep{op, std::move(dims), factor}, collective_cost(op, size, after));
   };
-  auto divisors = [](Extent n) {
+  auto divisors = [](Extent n) {  // those above 1
     std::vector<Extent> d;
-    for (Extent k = 2; k <= n; ++k)
-      if (n % k == 0) d.push_back(k);
+    for (Extent k = 1; k * k <= n; ++k)
+      if (n % k == 0) {
+        if (k > 1) d.push_back(k);
+        if (k * k != n) d.push_back(n / k);
+      }
     return d;
   };
   for (std::size_t i = 0; i < r; ++i) {
