@@ -89,7 +89,10 @@ TEST(DistType, ErrorsNameTheProblemAndColumn) {
   EXPECT_EQ(err("[3{z}12]"), "--from:1:4: unknown mesh axis 'z' (the mesh is x=4,y=6)");
   EXPECT_EQ(err("[4{x}12]"), "--from:1:2: tile 4 is not 12 over axes {x} of total size 4");
   EXPECT_NE(err("[5{y}20]").find("gives uneven tiles"), std::string::npos);
-  EXPECT_EQ(err("[3{x}12,3{x}12]"), "--from:1:1: mesh axis 'x' is used twice in the type");
+  EXPECT_EQ(err("[3{x}12,3{x}12]"), "--from:1:11: mesh axis 'x' is used twice in the type");
+  EXPECT_EQ(err("[12] sum{x,x}"), "--from:1:12: mesh axis 'x' is used twice in the type");
+  EXPECT_EQ(err("[3{x}12,2{y}10]").rfind("--from:1:9: extent 10 over axes {y} of total size 6 gives uneven tiles", 0),
+            0u);
   EXPECT_EQ(err("[12] mean{x}"), "--from:1:6: unknown reduction 'mean' (expected sum, max, min, prod)");
   EXPECT_EQ(err("3{x}12"), "--from:1:1: expected '[' to open the type, found '3'");
   // against the array's global shape: at the dimension that differs

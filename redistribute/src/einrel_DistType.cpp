@@ -20,18 +20,26 @@ Extent axes_size(const std::vector<std::string>& axes, const DeviceMesh& mesh) {
   return n;
 }
 
-// NAME (',' NAME)* '}' after a '{', each an axis of `mesh`.
-std::vector<std::string> parse_axes(TextCursor& in, const DeviceMesh& mesh) {
+// NAME (',' NAME)* '}' after a '{', each an axis of `mesh` not in `used` (then added to it).
+std::vector<std::string> parse_axes(TextCursor& in, const DeviceMesh& mesh, std::set<std::string>& used) {
   std::vector<std::string> axes;
   if (in.accept('}')) return axes;
   do {
     const std::size_t at = in.position();
     const std::string name = in.axis_name("a mesh axis name");
     if (!mesh.find(name)) in.fail_at(at, "unknown mesh axis '" + name + "' (the mesh is " + mesh.str() + ")");
+    if (!used.insert(name).second) in.fail_at(at, "mesh axis '" + name + "' is used twice in the type");
     axes.push_back(name);
   } while (in.accept(','));
   in.expect('}', "after the axes");
   return axes;
+}
+
+std::string uneven_tiles(const DistDim& d, Extent parts) {
+  return "extent " + std::to_string(d.global) + " over axes " + axes_text(d.axes) + " of total size " +
+         std::to_string(parts) +
+         " gives uneven tiles, which distributed types do not have (einrel's point-to-point redistribution moves "
+         "uneven layouts)";
 }
 
 }  // namespace
@@ -41,6 +49,7 @@ DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const 
   TextCursor in(text, what);
   DistType type;
   std::vector<std::size_t> starts;
+  std::set<std::string> used;
   const std::string array = global ? " (global shape " + to_string(*global) + ")" : "";
   in.expect('[', "to open the type");
   std::size_t close = in.position();
@@ -51,7 +60,7 @@ DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const 
       DistDim dim;
       dim.global = first;
       if (in.accept('{')) {
-        dim.axes = parse_axes(in, mesh);
+        dim.axes = parse_axes(in, mesh, used);
         dim.global = in.integer("the global extent after the axes");
         if (dim.global % axes_size(dim.axes, mesh) == 0 && first != dim.global / axes_size(dim.axes, mesh))
           in.fail_at(starts.back(), "tile " + std::to_string(first) + " is not " + std::to_string(dim.global) +
@@ -59,6 +68,8 @@ DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const 
                                         std::to_string(axes_size(dim.axes, mesh)));
       }
       if (dim.global < 1) in.fail_at(starts.back(), "extents must be positive");
+      if (dim.global % axes_size(dim.axes, mesh) != 0)
+        in.fail_at(starts.back(), uneven_tiles(dim, axes_size(dim.axes, mesh)));
       const std::size_t i = type.dims.size();
       if (global && i == global->size())
         in.fail_at(starts.back(), "dimension " + std::to_string(i) + " is beyond the array's " + std::to_string(i) +
@@ -81,7 +92,7 @@ DistType parse_dist_type(const std::string& text, const DeviceMesh& mesh, const 
     if (!agg) in.fail_at(at, "unknown reduction '" + op + "' (expected " + agg_op_names() + ")");
     type.partial_op = *agg;
     in.expect('{', "after the reduction");
-    type.partial = parse_axes(in, mesh);
+    type.partial = parse_axes(in, mesh, used);
     if (type.partial.empty()) in.fail_at(at, "a pending reduction needs at least one axis");
   }
   in.expect_end();
@@ -105,11 +116,7 @@ void check_type(const DistType& type, const DeviceMesh& mesh) {
     for (const std::string& a : d.axes) use(a);
     if (d.global < 1) throw Error("extents must be positive");
     const Extent parts = axes_size(d.axes, mesh);
-    if (d.global % parts != 0)
-      throw Error("extent " + std::to_string(d.global) + " over axes " + axes_text(d.axes) + " of total size " +
-                  std::to_string(parts) +
-                  " gives uneven tiles, which distributed types do not have (einrel's point-to-point "
-                  "redistribution moves uneven layouts)");
+    if (d.global % parts != 0) throw Error(uneven_tiles(d, parts));
   }
   for (const std::string& a : type.partial) use(a);
 }
