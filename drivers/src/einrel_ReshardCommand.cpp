@@ -66,15 +66,15 @@ std::string reshard_text(const ReshardPlan& plan, Dtype dtype, const ReshardRun*
     << "); local size of the source " << plan.source_local_size << ", of the target " << plan.target_local_size
     << "\n  synthesis: " << std::fixed << std::setprecision(3) << plan.synthesis_seconds * 1e3 << " ms\n";
   if (run) {
-    const auto line = [&](const char* what, double seconds, Extent wrong) {
+    // a peer's line says its time over the synthesized one
+    const auto line = [&](const char* what, double seconds, Extent wrong, bool peer = true) {
       t << "    " << std::left << std::setw(17) << what << std::right << std::setprecision(6) << seconds << " s";
-      if (what[0] != 's')
-        t << " (" << std::setprecision(2) << seconds / run->synthesized_seconds << "x the synthesized)";
+      if (peer) t << " (" << std::setprecision(2) << seconds / run->synthesized_seconds << "x the synthesized)";
       t << (wrong ? ", " + std::to_string(wrong) + " elements wrong" : std::string()) << "\n";
     };
     t << "  executed on " << plan.mesh.size() << " ranks, median of " << run->repetitions
       << " runs each (slowest rank), every element of the target checked:\n";
-    line("synthesized", run->synthesized_seconds, run->wrong_synthesized);
+    line("synthesized", run->synthesized_seconds, run->wrong_synthesized, false);
     line("allgather+slice", run->naive_seconds, run->wrong_naive);
     if (run->point_to_point_seconds)
       line("point-to-point", *run->point_to_point_seconds, run->wrong_point_to_point);
@@ -120,8 +120,10 @@ void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out
     throw Error("unknown --format '" + options.format + "' (available: text, json)");
   const ReshardPlan plan = plan_reshard(options);
   std::optional<ReshardRun> run;
-  if (options.execute)
-    run = measure_reshard(redistribute::Communicator(comm), plan, options.dtype, options.repetitions);
+  if (options.execute) {  // a failure on one rank (outside a collective) ends every rank with its message
+    const redistribute::Communicator ranks(comm);
+    redistribute::collectively(ranks, [&] { run = measure_reshard(ranks, plan, options.dtype, options.repetitions); });
+  }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const ReshardRun* measured = run ? &*run : nullptr;

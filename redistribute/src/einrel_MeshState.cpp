@@ -58,15 +58,19 @@ void MeshState::bring_to_front(std::size_t dim, const std::vector<std::string>& 
   list = order;
 }
 
+int MeshState::group_id(int rank, const std::vector<std::string>& axes) const {
+  int id = 0;
+  for (std::size_t k = mesh_.axes().size(); k-- > 0;)
+    if (std::find(axes.begin(), axes.end(), mesh_.axes()[k].name) == axes.end())
+      id = id * mesh_.axes()[k].size + coords_[rank][k];
+  return id;
+}
+
 std::vector<int> MeshState::group(int rank, const std::vector<std::string>& axes) const {
-  std::vector<bool> in_group(mesh_.axes().size(), false);
-  for (const std::string& a : axes) in_group[axis(a)] = true;
+  const int id = group_id(rank, axes);
   std::vector<std::pair<int, int>> members;  // (position, rank)
-  for (int r = 0; r < ranks(); ++r) {
-    bool same = true;
-    for (std::size_t k = 0; k < in_group.size() && same; ++k) same = in_group[k] || coords_[r][k] == coords_[rank][k];
-    if (same) members.emplace_back(position(r, axes), r);
-  }
+  for (int r = 0; r < ranks(); ++r)
+    if (group_id(r, axes) == id) members.emplace_back(position(r, axes), r);
   std::sort(members.begin(), members.end());
   std::vector<int> out;
   for (const auto& m : members) out.push_back(m.second);

@@ -32,6 +32,8 @@ class MeshState {
   // The ranks that agree with `rank` on every coordinate but those on `axes`, ordered by their position
   // along `axes` (axes[0] minor): the group of one collective over those axes.
   std::vector<int> group(int rank, const std::vector<std::string>& axes) const;
+  // Which group of a collective over `axes` `rank` is in: its coordinates on the other axes as one number.
+  int group_id(int rank, const std::vector<std::string>& axes) const;
   int position(int rank, const std::vector<std::string>& axes) const;
 
   // The type changes of the collectives (the data movement is the caller's): each moves `axes` to the

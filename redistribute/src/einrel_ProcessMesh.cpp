@@ -32,11 +32,10 @@ ProcessMesh::ProcessMesh(const Communicator& comm, DeviceMesh mesh)
     : mesh_(std::move(mesh)), primes_(mesh_.prime_factored()), cart_(cartesian(comm, primes_)) {}
 
 const MeshGroup& ProcessMesh::group(const MeshState& state, const std::vector<std::string>& axes) {
-  // Every rank's group (its smallest member) and position: the same on every rank, so every rank takes the
-  // same branch below.
+  // Every rank's group and position: the same on every rank, so every rank takes the same branch below.
   std::vector<int> key;
   for (int r = 0; r < state.ranks(); ++r) {
-    key.push_back(state.group(r, axes).front());
+    key.push_back(state.group_id(r, axes));
     key.push_back(state.position(r, axes));
   }
   const auto found = groups_.find(key);
