@@ -92,10 +92,10 @@ void expect_reference_outputs(const Graph& g, const engine::Schedule& schedule,
 // Runs g under `plan` on every rank of comm, checks every local output block against the unpartitioned
 // reference and the measured figures against the dry run, and returns what the run measured here.
 template <class Scalar>
-engine::EngineResult<TEST_MEMSPACE> check_engine(const Communicator& comm, const Graph& g,
-                                                 const std::vector<PartitionVector>& plan, unsigned seed, double tol,
-                                                 double lo = -1, double hi = 1) {
-  const engine::Schedule schedule(g, plan, comm.size());
+engine::EngineResult<TEST_MEMSPACE> check_engine(
+    const Communicator& comm, const Graph& g, const std::vector<PartitionVector>& plan, unsigned seed, double tol,
+    double lo = -1, double hi = 1, engine::TransitionPolicy policy = engine::TransitionPolicy::automatic) {
+  const engine::Schedule schedule(g, plan, comm.size(), policy);
   const Values whole = whole_inputs<Scalar>(g, seed, lo, hi);
   auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
   expect_reference_outputs<Scalar>(g, schedule, result, whole, tol);
@@ -170,6 +170,54 @@ output S, P, m, n, x, O, X
     }
 }
 
+// Operands moved by synthesized collectives wherever the layouts are distributed types on the ranks (the
+// policy `collectives`), reductions deferred to them (a reduce-scatter in the reader's transition), and the
+// automatic choice: every output block against the reference, every rank's traffic and block bytes against
+// the dry run, on graphs whose intermediates feed one reader, under every planner at p = R.
+TEST(TEST_CATEGORY, CollectiveTransitionsAndDeferredReductions) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size();
+  std::vector<Graph> graphs;
+  graphs.emplace_back().output(builders::matrix_chain_program(graphs.back(), 64, false, Dtype::f64));
+  graphs.emplace_back().output(builders::matrix_chain_program(graphs.back(), 40, true, Dtype::f32));
+  graphs.push_back(parse_graph(R"(input A f64[32,48]
+input B f64[48,16]
+input C f64[16,24]
+input D f64[24,8,4]
+T = einsum("ij,jk->ik", A, B)
+U = einsum("ik,kl->il", T, C)
+m = einsum("il->l", U, agg=max)
+V = einsum("il,lab->bai", U, D)
+W = einsum("bai->ab", V, agg=min)
+output m, W
+)",
+                               "chain.ein"));
+  int collectives = 0, deferred = 0;
+  for (const Graph& g : graphs)
+    for (const std::string planner : {"eindecomp", "sqrt", "data", "greedy"})
+      for (auto policy : {engine::TransitionPolicy::collectives, engine::TransitionPolicy::automatic}) {
+        SCOPED_TRACE(planner + " " + std::string(engine::transition_policy_name(policy)) + "\n" + print_graph(g));
+        const partition::Plan plan = partition::make_plan(g, partition::procs_for_ranks(R), planner);
+        const bool f32 = g.vertex(0).dtype == Dtype::f32;
+        if (f32)
+          check_engine<float>(comm, g, plan.partitions, 11, 1e-4, -1, 1, policy);
+        else
+          check_engine<double>(comm, g, plan.partitions, 11, 1e-11, -1, 1, policy);
+        const engine::Schedule schedule(g, plan.partitions, R, policy);
+        for (VertexId v = 0; v < g.size(); ++v) {
+          if (g.vertex(v).is_input()) continue;
+          deferred += schedule.deferred(v);
+          for (std::size_t k = 0; k < g.vertex(v).inputs.size(); ++k)
+            collectives +=
+                !schedule.shared_operand(v, k) && schedule.transition(v, k).path == engine::TransitionPath::collectives;
+        }
+      }
+  if (R > 1 && is_power_of_two(R)) {
+    EXPECT_GT(collectives, 0);
+    EXPECT_GT(deferred, 0);
+  }
+}
+
 // A transformer layer from the builders, planned by every planner for several p.
 TEST(TEST_CATEGORY, TransformerLayerUnderEveryPlanner) {
   const Communicator comm(MPI_COMM_WORLD);
@@ -208,7 +256,8 @@ TEST(TEST_CATEGORY, ProductAggregationAcrossRanks) {
 // inputs beyond one, read again rather than sent) is at least the prediction, and equal when every producer
 // block sits on a rank that reads it, as in eindecomp's plans of the benchmark chain (eindecomp.txt §9) at
 // p = 2 and 4. (Keeping an edge's partition is not enough: the sqrt plans at p = 8 and 16 number the
-// consumer's tuples so that some blocks land away from their readers.)
+// consumer's tuples so that some blocks land away from their readers.) The model counts the point-to-point
+// exchange and the reduction on the owners: collectives (a deferred reduction's reduce-scatter) move less.
 TEST(TEST_CATEGORY, EngineCostModelIsTheDryRunOnChains) {
   std::vector<Graph> graphs(4);
   graphs[0].output(builders::matrix_chain_program(graphs[0], 64, false, Dtype::f64));
@@ -221,7 +270,8 @@ TEST(TEST_CATEGORY, EngineCostModelIsTheDryRunOnChains) {
         SCOPED_TRACE(planner + " p=" + std::to_string(p));
         const Graph& g = graphs[i];
         const partition::Plan plan = partition::make_plan(g, p, planner, partition::CostModel::engine);
-        const engine::Traffic dry = engine::dry_run(g, engine::Schedule(g, plan.partitions, static_cast<int>(p)));
+        const engine::Traffic dry = engine::dry_run(
+            g, engine::Schedule(g, plan.partitions, static_cast<int>(p), engine::TransitionPolicy::point_to_point));
         double delivered = 0;  // network floats + input copies beyond one
         for (Extent moved : dry.floats_moved) delivered += static_cast<double>(moved);
 
@@ -283,22 +333,25 @@ output Y
 )";
 
 // Calls f(g, schedule, whole inputs, pool) for the memory cases: the skewed chain and in_place_graph under
-// three planners at p = R and 2R, with the pool emptied of free buffers and its statistics reset.
+// three planners at p = R and 2R, with automatic and with forced collective transitions, with the pool emptied
+// of free buffers and its statistics reset.
 template <class F>
 void for_each_memory_case(int R, F&& f) {
   Graph chain;
   chain.output(builders::matrix_chain_program(chain, 40, true, Dtype::f64));
   for (const Graph& g : {chain, parse_graph(in_place_graph, "layer.ein")})
     for (const std::string planner : {"eindecomp", "sqrt", "data"})
-      for (Extent p : {partition::procs_for_ranks(R), 2 * partition::procs_for_ranks(R)}) {
-        SCOPED_TRACE(planner + " p=" + std::to_string(p) + "\n" + print_graph(g));
-        const engine::Schedule schedule(g, partition::make_plan(g, p, planner).partitions, R);
-        const Values whole = whole_inputs<double>(g, 5, -1, 1);
-        auto& pool = BlockPool<TEST_MEMSPACE>::instance();
-        pool.release_unused();
-        pool.reset_statistics();
-        f(g, schedule, whole, pool);
-      }
+      for (Extent p : {partition::procs_for_ranks(R), 2 * partition::procs_for_ranks(R)})
+        for (auto policy : {engine::TransitionPolicy::automatic, engine::TransitionPolicy::collectives}) {
+          SCOPED_TRACE(planner + " p=" + std::to_string(p) + " " + std::string(engine::transition_policy_name(policy)) +
+                       "\n" + print_graph(g));
+          const engine::Schedule schedule(g, partition::make_plan(g, p, planner).partitions, R, policy);
+          const Values whole = whole_inputs<double>(g, 5, -1, 1);
+          auto& pool = BlockPool<TEST_MEMSPACE>::instance();
+          pool.release_unused();
+          pool.reset_statistics();
+          f(g, schedule, whole, pool);
+        }
 }
 
 // After engine::warm_memory, run before the inputs are loaded as `einrel run` does, loading the inputs and

@@ -21,7 +21,7 @@ constexpr const char* usage = R"(usage: einrel <command> [options]
 commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
-      [--comm-buffer-limit BYTES] [--memory-limit BYTES]
+      [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
       graph's inputs, or the datasets --bind names (repeatable), each rank reading only its own blocks;
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
@@ -32,14 +32,16 @@ commands:
       --check also evaluates on one rank without partitioning and fails if the results differ by more
       than rounding. --progress prints each finished vertex on rank 0 (stderr). --comm-buffer-limit caps
       the send + receive buffers of one exchange round. --memory-limit picks a plan whose block bytes
-      per rank (the dry run's estimate) fit, or fails naming the shortfall.
+      per rank (the dry run's estimate) fit, or fails naming the shortfall. --transitions: how operands
+      move between layouts that are distributed types on the ranks (auto, the default: the faster of the
+      point-to-point exchange and synthesized MPI collectives by an alpha-beta model; or force one).
   matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
-      [--memory-limit BYTES]
+      [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--cost-model engine|paper]
-      [--memory-limit BYTES] [--format text|json|dot]
+      [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
       of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per
       rank floats sent and received, peak block bytes), computed without data or MPI.
@@ -153,7 +155,8 @@ std::int64_t parse_positive(const std::string& s, const std::string& name) {
   return *value;
 }
 
-// The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit.
+// The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
+// --transitions.
 template <class Options>
 void read_planning_options(const ParsedArgs& p, Options& options) {
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
@@ -161,6 +164,7 @@ void read_planning_options(const ParsedArgs& p, Options& options) {
   if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
   if (auto limit = option(p, "memory-limit"))
     options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
+  if (auto transitions = option(p, "transitions")) options.transitions = engine::parse_transition_policy(*transitions);
 }
 
 // What `run` and `matrix-chain` share beyond planning: --random, --report, --check, --progress,
@@ -187,10 +191,10 @@ void run(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out)
       rest.push_back(args[i]);
     }
   }
-  const ParsedArgs p = parse_args(
-      rest,
-      {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit"},
-      {"check", "progress", "bind"}, "run");
+  const ParsedArgs p = parse_args(rest,
+                                  {"input", "output", "report", "random", "procs", "planner", "cost-model",
+                                   "comm-buffer-limit", "memory-limit", "transitions"},
+                                  {"check", "progress", "bind"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
   options.graph = graph_argument(p, "run");
@@ -208,10 +212,10 @@ Dtype parse_dtype_option(const std::string& s) {
 }
 
 void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p = parse_args(
-      args,
-      {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit", "memory-limit"},
-      {"skewed", "check", "progress"}, "matrix-chain");
+  const ParsedArgs p = parse_args(args,
+                                  {"scale", "planner", "cost-model", "procs", "dtype", "random", "report",
+                                   "comm-buffer-limit", "memory-limit", "transitions"},
+                                  {"skewed", "check", "progress"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
   if (!scale) throw Error("matrix-chain needs --scale S");
@@ -227,8 +231,8 @@ void matrix_chain(MPI_Comm comm, const std::vector<std::string>& args, std::ostr
 }
 
 void plan(MPI_Comm comm, const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedArgs p =
-      parse_args(args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit"}, {}, "plan");
+  const ParsedArgs p = parse_args(
+      args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions"}, {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   read_planning_options(p, options);

@@ -20,10 +20,13 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   MPI_Comm_size(comm, &size);
   const Graph graph = read_graph_file(options.graph);
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(options.ranks.value_or(size));
-  const partition::Plan plan = engine::plan_within_memory(
-      graph, options.ranks.value_or(size), {procs, options.planner, options.cost_model, {}}, options.memory_limit);
+  const engine::FittedPlan fitted = engine::plan_within_memory(
+      graph, options.ranks.value_or(size), {procs, options.planner, options.cost_model, {}, options.transitions},
+      options.memory_limit);
+  const partition::Plan& plan = fitted.plan;
   std::optional<engine::Traffic> dry;
-  if (options.ranks) dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks));
+  if (options.ranks)
+    dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks, fitted.transitions));
   const std::size_t estimated =
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;

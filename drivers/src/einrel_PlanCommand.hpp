@@ -2,6 +2,7 @@
 #define EINREL_PLANCOMMAND_HPP
 
 #include <einrel_CostModel.hpp>
+#include <einrel_Transition.hpp>
 
 #include <mpi.h>
 
@@ -21,6 +22,7 @@ struct PlanOptions {
   std::string format = "text";              // text, json or dot
   std::optional<int> ranks;                 // add the engine's dry run for this many ranks
   std::optional<std::size_t> memory_limit;  // bytes per rank on `ranks` (default: the MPI ranks)
+  engine::TransitionPolicy transitions = engine::TransitionPolicy::automatic;  // --transitions, for the dry run
 };
 
 // Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on

@@ -97,10 +97,11 @@ Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
       }
     }
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
-  s.plan = engine::plan_within_memory(s.graph, comm.size(),
-                                      {procs, options.planner, options.cost_model, exchange_limits(options)},
-                                      options.memory_limit);
-  s.schedule.emplace(s.graph, s.plan.partitions, comm.size());
+  engine::FittedPlan fitted = engine::plan_within_memory(
+      s.graph, comm.size(), {procs, options.planner, options.cost_model, exchange_limits(options), options.transitions},
+      options.memory_limit);
+  s.plan = std::move(fitted.plan);
+  s.schedule.emplace(s.graph, s.plan.partitions, comm.size(), fitted.transitions);
   if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
     s.failure = engine::parse_failure_injection(inject);
   return s;
@@ -277,6 +278,7 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   report.cost_model = partition::cost_model_name(s.plan.cost_model);
   report.predicted_cost = s.plan.total_cost;
   report.procs = s.plan.procs;
+  report.transitions = engine::transition_policy_name(s.schedule->transition_policy());
   for (int r = 0; r < comm.size(); ++r) {
     const long long* x = &all[5 * static_cast<std::size_t>(r)];
     report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3]});
@@ -286,8 +288,27 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   for (VertexId v = 0; v < n; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    report.vertices.push_back({vertex.name, vertex.einsum->equation(), vertex.bound, s.plan.partitions[v].str(),
-                               seconds_max[2 * v], seconds_max[2 * v + 1], moved_sum[v]});
+    VertexReport entry{vertex.name,
+                       vertex.einsum->equation(),
+                       vertex.bound,
+                       s.plan.partitions[v].str(),
+                       seconds_max[2 * v],
+                       seconds_max[2 * v + 1],
+                       moved_sum[v],
+                       {},
+                       s.schedule->deferred(v)};
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
+      OperandReport& o = entry.operands.emplace_back();
+      o.name = graph.vertex(vertex.inputs[k]).name;
+      if (s.schedule->shared_operand(v, k)) {
+        o.path = "shared";
+        continue;
+      }
+      const engine::Transition& t = s.schedule->transition(v, k);
+      o.path = engine::transition_path_name(t.path);
+      if (t.plan) o.steps = redistribute::steps_text(*t.plan);
+    }
+    report.vertices.push_back(std::move(entry));
   }
   return report;
 }

@@ -4,6 +4,7 @@
 #include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_RunReport.hpp>
+#include <einrel_Transition.hpp>
 
 #include <mpi.h>
 
@@ -28,9 +29,10 @@ struct RunOptions {
   std::string planner = "eindecomp";  // partition::planner_names()
   partition::CostModel cost_model = partition::CostModel::engine;
   std::optional<std::size_t> memory_limit;  // bytes per rank the plan must fit (engine::plan_within_memory)
-  bool check = false;                       // compare with the single-rank unpartitioned evaluation
-  bool progress = false;                    // rank 0 prints each finished vertex with the elapsed time
-  std::size_t comm_buffer_limit = 0;        // bytes of send + receive buffers per exchange round (0: no cap)
+  engine::TransitionPolicy transitions = engine::TransitionPolicy::automatic;  // --transitions
+  bool check = false;                 // compare with the single-rank unpartitioned evaluation
+  bool progress = false;              // rank 0 prints each finished vertex with the elapsed time
+  std::size_t comm_buffer_limit = 0;  // bytes of send + receive buffers per exchange round (0: no cap)
 };
 
 // Runs a graph file on every rank of `comm` (collective): plans it for p processors, reads each rank's

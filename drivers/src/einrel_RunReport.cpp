@@ -59,7 +59,7 @@ std::string report_json(const RunReport& r) {
     << ",\n  \"num_ranks\": " << r.num_ranks << ",\n  \"computing_ranks\": " << r.computing_ranks
     << ",\n  \"backend\": " << json_string(r.backend) << ",\n  \"threads\": " << r.threads
     << ",\n  \"planner\": " << json_string(r.planner) << ",\n  \"cost_model\": " << json_string(r.cost_model)
-    << ",\n  \"procs\": " << r.procs
+    << ",\n  \"procs\": " << r.procs << ",\n  \"transitions\": " << json_string(r.transitions)
     << ",\n  \"check_max_relative_error\": " << (r.check_error ? json_number(*r.check_error) : "null")
     << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
     << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
@@ -72,7 +72,15 @@ std::string report_json(const RunReport& r) {
     j << (i ? "," : "") << "\n    {\"name\": " << json_string(v.name) << ", \"equation\": " << json_string(v.equation)
       << ", \"shape\": " << to_string(v.bound) << ", \"partition\": " << json_string(v.partition)
       << ", \"seconds\": " << json_number(v.seconds) << ", \"kernel_seconds\": " << json_number(v.kernel_seconds)
-      << ", \"floats_moved\": " << v.floats_moved << "}";
+      << ", \"floats_moved\": " << v.floats_moved
+      << ", \"deferred_reduction\": " << (v.deferred_reduction ? "true" : "false") << ", \"operands\": [";
+    for (std::size_t k = 0; k < v.operands.size(); ++k) {
+      const OperandReport& o = v.operands[k];
+      j << (k ? ", " : "") << "{\"name\": " << json_string(o.name) << ", \"path\": " << json_string(o.path);
+      if (!o.steps.empty()) j << ", \"steps\": " << json_string(o.steps);
+      j << "}";
+    }
+    j << "]}";
   }
   j << (r.vertices.empty() ? "]" : "\n  ]") << "\n}\n";
   return j.str();
@@ -116,6 +124,11 @@ void print_summary(const RunReport& r, std::ostream& out) {
     out << "  " << std::left << std::setw(16) << v.name << std::setw(20) << v.equation << std::setw(18)
         << to_string(v.bound) << std::setw(20) << v.partition << std::right << std::setw(12) << std::fixed
         << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
+  for (const auto& v : r.vertices) {
+    for (const auto& o : v.operands)
+      if (o.path == "collectives") out << "  collectives: " << o.name << " -> " << v.name << ": " << o.steps << "\n";
+    if (v.deferred_reduction) out << "  reduction of " << v.name << " deferred to its reader's collectives\n";
+  }
   print_rank_table(r.ranks, out);
   if (!r.peak_allocated_bytes.empty()) {
     out << "  peak allocated bytes (blocks, cached blocks, exchange buffers): "

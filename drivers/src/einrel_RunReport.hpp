@@ -11,6 +11,15 @@
 
 namespace einrel {
 
+// How one operand of a vertex reached its join tuples: "point_to_point" (the exchange; also when nothing
+// moves), "collectives" (with the synthesized steps, engine::Transition) or "shared" (the blocks of an
+// earlier operand).
+struct OperandReport {
+  std::string name;
+  std::string path;
+  std::string steps;  // redistribute::steps_text, for collectives
+};
+
 // What `einrel run` measured for one EinSum vertex (DESIGN.md §4.2).
 struct VertexReport {
   std::string name;
@@ -20,6 +29,8 @@ struct VertexReport {
   double seconds = 0;         // the whole vertex: redistribution + kernels + aggregation
   double kernel_seconds = 0;  // block kernels only
   Extent floats_moved = 0;
+  std::vector<OperandReport> operands;
+  bool deferred_reduction = false;  // partial results left to the reader's collectives (Schedule::deferred)
 };
 
 struct RunReport {
@@ -38,9 +49,10 @@ struct RunReport {
   std::string planner;
   std::string cost_model;  // the model the planner minimised and predicted_cost is in
   Extent procs = 1;
-  double total_seconds = 0;   // evaluation of the graph, inputs loaded
-  double input_seconds = 0;   // reading (or generating) the inputs
-  double memory_seconds = 0;  // taking and touching the evaluation's block memory (engine::warm_memory)
+  std::string transitions = "auto";  // the transition policy (engine::TransitionPolicy)
+  double total_seconds = 0;          // evaluation of the graph, inputs loaded
+  double input_seconds = 0;          // reading (or generating) the inputs
+  double memory_seconds = 0;         // taking and touching the evaluation's block memory (engine::warm_memory)
   std::vector<VertexReport> vertices;
   std::optional<double> predicted_cost;  // none until a planner predicts one
   // --check: the largest normwise relative difference from the unpartitioned evaluation, and its bound

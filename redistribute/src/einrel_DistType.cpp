@@ -2,6 +2,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_TextCursor.hpp>
 
+#include <algorithm>
 #include <set>
 
 namespace einrel::redistribute {
@@ -214,6 +215,18 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
     }
     type.dims.push_back(dim);
   }
+  return type;
+}
+
+std::optional<DistType> as_partial_type(const BlockLayout& layout, const DeviceMesh& mesh, AggOp op) {
+  std::optional<DistType> type = as_dist_type(layout, mesh);
+  if (!type) return type;
+  for (const MeshAxis& a : mesh.axes()) {
+    bool used = false;
+    for (const DistDim& d : type->dims) used = used || std::count(d.axes.begin(), d.axes.end(), a.name) > 0;
+    if (!used) type->partial.push_back(a.name);
+  }
+  type->partial_op = op;
   return type;
 }
 

@@ -6,6 +6,7 @@
 #include <einrel_Communicator.hpp>
 #include <einrel_Config.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_ProcessMesh.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Relation.hpp>
 #include <einrel_Wait.hpp>
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,14 @@ class Exchange {
     return send_.extent(0) + receive_.extent(0) + send_host_.extent(0) + receive_host_.extent(0);
   }
   void release_buffers() { send_ = receive_ = {}, send_host_ = receive_host_ = {}; }
+
+  // Collective over the communicator when it makes the mesh (the first call, or one for another mesh): the
+  // processes laid out as `mesh` for redistributions by collectives (execute_reshard), kept with the group
+  // communicators of the collectives run on it so that later calls create none.
+  ProcessMesh& process_mesh(const DeviceMesh& mesh) {
+    if (!mesh_ || !(mesh_->mesh() == mesh)) mesh_.emplace(comm_, mesh);
+    return *mesh_;
+  }
 
   // Local: grows the buffers to what executing `plan` on scalars of `scalar_bytes` needs and touches every
   // page of them, so that execute neither allocates nor first-touches (einrel::engine::warm_memory).
@@ -110,6 +120,7 @@ class Exchange {
   }
 
   Communicator comm_;
+  std::optional<ProcessMesh> mesh_;
   bytes_view send_, receive_;
   host_bytes_view send_host_, receive_host_;
 };

@@ -42,6 +42,41 @@ Extent collective_cost(Collective op, Extent before, Extent after) {
   }
 }
 
+std::string steps_text(const ReshardPlan& plan) {
+  std::string text;
+  for (const ReshardStep& step : plan.steps) {
+    std::string axes, dims;
+    for (const std::string& a : user_axes(step.axes, plan.mesh)) axes += (axes.empty() ? "" : ",") + a;
+    for (std::size_t d : step.dims) dims += (dims.empty() ? "" : "->") + std::to_string(d);
+    text += (text.empty() ? "" : " ") + std::string(collective_name(step.op)) + "{" + axes + "}" +
+            (dims.empty() ? "" : "(" + dims + ")");
+  }
+  return text;
+}
+
+void advance(MeshState& state, const ReshardStep& step) {
+  switch (step.op) {
+    case Collective::allgather:
+      state.allgather(step.dims[0], step.axes);
+      break;
+    case Collective::dynslice:
+      state.dynslice(step.dims[0], step.axes);
+      break;
+    case Collective::alltoall:
+      state.alltoall(step.dims[0], step.dims[1], step.axes);
+      break;
+    case Collective::reducescatter:
+      state.reduce_scatter(step.dims[0], step.axes);
+      break;
+    case Collective::allreduce:
+      state.allreduce(step.axes);
+      break;
+    case Collective::allpermute:
+      state.permute_to(step.after);
+      break;
+  }
+}
+
 std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, const DeviceMesh& mesh) {
   std::vector<std::string> out;
   for (std::size_t k = 0; k < prime_axes.size();) {
@@ -122,28 +157,12 @@ void apply(Lowered& low, Collective op, const std::vector<std::size_t>& dims, co
            const DistType* target = nullptr) {
   MeshState& s = low.state;
   const Extent before = local_size(s.type(), s.mesh());
-  switch (op) {
-    case Collective::allgather:
-      s.allgather(dims[0], axes);
-      break;
-    case Collective::dynslice:
-      s.dynslice(dims[0], axes);
-      break;
-    case Collective::alltoall:
-      s.alltoall(dims[0], dims[1], axes);
-      break;
-    case Collective::reducescatter:
-      s.reduce_scatter(dims[0], axes);
-      break;
-    case Collective::allreduce:
-      s.allreduce(axes);
-      break;
-    case Collective::allpermute:
-      s.permute_to(*target);
-      break;
-  }
-  const Extent after = local_size(s.type(), s.mesh());
-  low.steps.push_back({op, axes, dims, s.type(), local_shape(s.type(), s.mesh()), collective_cost(op, before, after)});
+  ReshardStep step{op, axes, dims, target ? *target : DistType{}, {}, 0};
+  advance(s, step);
+  step.after = s.type();
+  step.local_shape = local_shape(s.type(), s.mesh());
+  step.cost = collective_cost(op, before, local_size(s.type(), s.mesh()));
+  low.steps.push_back(std::move(step));
 }
 
 // Concrete axes for each weak step (paper §6.1, §7.3): candidates scored by how much of the target's axis

@@ -2,6 +2,7 @@
 #define EINREL_RESHARD_HPP
 
 #include <einrel_DistType.hpp>
+#include <einrel_MeshState.hpp>
 
 #include <string>
 #include <string_view>
@@ -48,6 +49,11 @@ struct ReshardPlan {
   double synthesis_seconds = 0;
 };
 
+// The type change of one step on `state` (allgather and alltoall bring their axes to the front first; allpermute
+// takes step.after); no data moves. The synthesizer's lowering, the MPI execution and reshard_volumes walk a
+// plan with it.
+void advance(MeshState& state, const ReshardStep& step);
+
 // Throws Error when the global shapes differ, when the target has a pending reduction the source does not
 // have over the same axes with the same ⊕, or where check_type does.
 ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to);
@@ -60,6 +66,9 @@ ReshardPlan naive_reshard(const DeviceMesh& mesh, const DistType& from, const Di
 // Step axes written over the user's mesh: all prime factors of an axis, in order, as its name ("x"), others
 // as they are ("x.1").
 std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, const DeviceMesh& mesh);
+
+// The steps in one line, each as op{axes}(dims) over the user's mesh: "alltoall{x}(0->1) allgather{y.0}(1)".
+std::string steps_text(const ReshardPlan& plan);
 
 }  // namespace einrel::redistribute
 

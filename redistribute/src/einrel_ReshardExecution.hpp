@@ -100,7 +100,6 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         for (int k = 0; k < parts && !direct; ++k)
           einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
                            with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
-        state.allgather(i, step.axes);
         tile = out;
         break;
       }
@@ -111,7 +110,6 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         einrel::copy_box(exec, tile,
                          with(std::vector<Extent>(shape.size(), 0), i, state.position(me, step.axes) * piece[i]), out,
                          std::vector<Extent>(shape.size(), 0), piece);
-        state.dynslice(i, step.axes);
         tile = out;
         break;
       }
@@ -139,7 +137,6 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
           einrel::copy_box(exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
                            with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
-        state.alltoall(i, j, step.axes);
         tile = out;
         break;
       }
@@ -160,7 +157,6 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
             MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), mpi_count<Scalar>(num_elements(piece)),
                                       type, mpi_op(state.type().partial_op), g.comm.get(), &request),
             request, "MPI_Ireduce_scatter_block");
-        state.reduce_scatter(i, step.axes);
         tile = out;
         break;
       }
@@ -171,7 +167,6 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         complete(MPI_Iallreduce(tile.view().data(), out.view().data(), mpi_count<Scalar>(tile.size()), type,
                                 mpi_op(state.type().partial_op), g.comm.get(), &request),
                  request, "MPI_Iallreduce");
-        state.allreduce(step.axes);
         tile = out;
         break;
       }
@@ -198,10 +193,10 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
               MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(), &request),
               request, "MPI_Isend");
         }
-        state.permute_to(step.after);
         break;
       }
     }
+    advance(state, step);
   }
   compat::fence(exec, "einrel::reshard: done");
   return tile;

@@ -7,7 +7,10 @@
 - `--bind` of datasets inside groups; `--random` equal bit for bit to the documented generator (numpy) at
   every p;
 - the error contract: bad input files and a failure injected on the last rank in every phase end the run
-  with a non-zero exit, exactly one `einrel: error:` line in all, and no output or report file."""
+  with a non-zero exit, exactly one `einrel: error:` line in all, and no output or report file.
+With --transitions collectives: the cases only, every run forcing synthesized collectives wherever layouts
+are distributed types (the floats-moved bound is the point-to-point exchange's, so it is not checked), and
+some operand moved by collectives and some reduction deferred to them when R is a power of two > 1."""
 import argparse
 import json
 import os
@@ -87,6 +90,8 @@ class Checker:
         self.args = args
         self.failures = 0
         self.moved_somewhere = False
+        self.paths = set()  # the operand paths and deferred reductions the reports list
+        self.transitions = ["--transitions", args.transitions] if args.transitions else []
 
     def expect(self, ok, what):
         print(f"{what} {'ok' if ok else 'FAIL'}")
@@ -97,7 +102,7 @@ class Checker:
 
     def dry_run(self, graph, procs, model, cwd):
         p = run([self.args.einrel, "plan", graph, "--procs", str(procs), "--ranks", str(self.args.ranks),
-                 "--cost-model", model, "--format", "json"], cwd=cwd)
+                 "--cost-model", model, "--format", "json", *self.transitions], cwd=cwd)
         return json.loads(p.stdout) if p.returncode == 0 else None
 
     def check_report(self, label, report, dry):
@@ -110,7 +115,11 @@ class Checker:
                         f"{report['computing_ranks']} of {R}")
         self.expect(dry is not None and report["predicted_cost"] == dry["total_cost"]
                     and report["cost_model"] == dry["cost_model"], f"{label}: predicted cost = einrel plan's")
-        if procs == R and report["cost_model"] == "paper":
+        for v in report["vertices"]:
+            self.paths |= {o["path"] for o in v["operands"]}
+            if v["deferred_reduction"]:
+                self.paths.add("deferred")
+        if procs == R and report["cost_model"] == "paper" and not self.transitions:
             self.expect(report["floats_moved"] <= report["predicted_cost"],
                         f"{label}: p = R: floats moved {report['floats_moved']} <= predicted {report['predicted_cost']}")
         self.expect(all(r["peak_allocated_bytes"] >= r["peak_block_bytes"] for r in report["ranks"]),
@@ -148,7 +157,8 @@ class Checker:
             for procs in (default_procs, 1 if n % 2 == 0 else 16):
                 label = f"{name} R={R} p={procs} {model} model"
                 p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", f"out{procs}.h5", "--report",
-                                f"r{procs}.json", "--procs", str(procs), "--cost-model", model, cwd=d)
+                                f"r{procs}.json", "--procs", str(procs), "--cost-model", model, *self.transitions,
+                                cwd=d)
                 if p.returncode != 0:
                     self.expect(False, f"{label}: einrel failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
                     continue
@@ -238,6 +248,7 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--transitions", choices=("auto", "point-to-point", "collectives"))
     args = ap.parse_args()
     shutil.rmtree(args.work_dir, ignore_errors=True)
     os.makedirs(args.work_dir)
@@ -247,6 +258,11 @@ def main():
     c.cases(rng)
     if args.ranks > 1:
         c.expect(c.moved_somewhere, f"R={args.ranks}: floats moved between ranks in some case")
+    if args.transitions == "collectives":
+        if args.ranks > 1 and args.ranks & (args.ranks - 1) == 0:
+            c.expect({"collectives", "deferred"} <= c.paths, f"collectives and deferred reductions used: {c.paths}")
+        print(f"{c.failures} failure(s) at {args.ranks} rank(s)")
+        return 1 if c.failures else 0
     c.bind(rng)
     c.random_inputs()
     c.bad_inputs()

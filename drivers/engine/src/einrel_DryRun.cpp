@@ -2,6 +2,7 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RedistributionPlan.hpp>
+#include <einrel_ReshardVolumes.hpp>
 
 #include <algorithm>
 #include <map>
@@ -144,28 +145,40 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
     // (1) Operand copies: new blocks, or blocks shared with a producer that holds the same block here.
     std::vector<Bytes> operand_bytes(R);
     std::vector<std::map<VertexId, std::set<Extent>>> shared(R);  // per rank, per producer: its blocks kept
+    std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       if (schedule.shared_operand(v, k)) continue;
       const VertexId in = vertex.inputs[k];
       const BlockLayout &from = schedule.layout(in), &to = vs.operand_layout(k);
+      const Transition& transition = schedule.transition(v, k);
+      const bool collectives = transition.path == TransitionPath::collectives;
       const auto blocks = blocks_by_rank(to);
       for (int r = 0; r < R; ++r)
         for (Extent b : blocks[r]) {
-          if (from.grid() == to.grid() && from.placement().holds(r, b))
+          if (collectives ? keeps_source_tile(transition, r) : from.grid() == to.grid() && from.placement().holds(r, b))
             shared[r][in].insert(b);
           else
             operand_bytes[r] += Bytes::of(block_size(to.grid(), b), element);
         }
-      const redistribute::ExchangeVolumes volumes = redistribute::exchange_volumes(from, to);
+      const redistribute::ExchangeVolumes& volumes = transition.volumes;
       for (int r = 0; r < R; ++r) {
         traffic.ranks[r].floats_sent += volumes.sent[r];
         traffic.ranks[r].floats_received += volumes.received[r];
         moved += volumes.sent[r];
-        held[r].grow_buffers(exchange_buffer_bytes(volumes.sent[r], element, limits),
-                             exchange_buffer_bytes(volumes.received[r], element, limits));
+        if (!collectives)
+          held[r].grow_buffers(exchange_buffer_bytes(volumes.sent[r], element, limits),
+                               exchange_buffer_bytes(volumes.received[r], element, limits));
+      }
+      if (collectives) {
+        Bytes scratch;
+        for (Extent n : redistribute::reshard_scratch(*transition.plan)) scratch += Bytes::of(n, element);
+        collective_scratch = std::max(collective_scratch, scratch.pooled);
       }
     }
-    for (int r = 0; r < R; ++r) held[r].add(operand_bytes[r], v);
+    for (int r = 0; r < R; ++r) {
+      held[r].add(operand_bytes[r], v);
+      held[r].note(collective_scratch, v);
+    }
     // A producer released here leaves its shared blocks to the operands.
     for (VertexId in : lifetimes.read_operands(vertex)) {
       for (int r = 0; r < R; ++r) {
@@ -200,9 +213,10 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
       held[r].remove(operand_bytes[r]);
     }
 
-    // (3) Partials move to the owner of their output block, which receives them all at once.
+    // (3) Partials move to the owner of their output block, which receives them all at once, unless the
+    // reduction is deferred to the reader's transition.
     std::vector<Bytes> receive_bytes(R), sent_bytes(R);
-    for (Extent g = 0; g < out.num_blocks(); ++g) {
+    for (Extent g = 0; g < out.num_blocks() && !schedule.deferred(v); ++g) {
       const std::vector<int> ranks = vs.contributors(g);
       const Extent n = block_size(out, g);
       for (std::size_t i = 1; i < ranks.size(); ++i) {

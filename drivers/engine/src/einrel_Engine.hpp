@@ -10,6 +10,7 @@
 #include <einrel_FailureInjection.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_ReshardExecution.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
 #include <einrel_Wait.hpp>
@@ -221,22 +222,23 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
       using D = detail::Distributed<S, Memory>;
       using Block = Tensor<S, Memory>;
 
-      // (1) Operands at the sites of their join tuples.
-      std::vector<D> operands;
-      std::vector<std::optional<redistribute::RedistributionPlan>> plans;
+      // (1) Operands at the sites of their join tuples: by the exchange, or by collectives where the schedule
+      // chose them (the result is the rank's one block of the operand layout).
+      std::vector<std::optional<D>> operands(vertex.inputs.size());
+      std::vector<std::optional<redistribute::RedistributionPlan>> plans(vertex.inputs.size());
       auto operand_blocks = [&](BlockCensus& c) {
-        for (const D& d : operands) c.add(d.local());
+        for (const auto& d : operands)
+          if (d) c.add(d->local());
+      };
+      auto by_collectives = [&](std::size_t k) {
+        return !schedule.shared_operand(v, k) && schedule.transition(v, k).path == TransitionPath::collectives;
       };
       {
         detail::PhaseRegion region(vertex.name, "redistribute");
         redistribute::collectively(comm, [&] {
           inject(options.failure, rank, vertex.name, Phase::redistribute);
           for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-            if (const auto same = schedule.shared_operand(v, k)) {
-              operands.push_back(operands[*same]);
-              plans.emplace_back();
-              continue;
-            }
+            if (schedule.shared_operand(v, k) || by_collectives(k)) continue;
             const D& from = std::get<D>(*values[vertex.inputs[k]]);
             const redistribute::BlockLayout& to = vs.operand_layout(k);
             Relation<S, Memory> local(to.grid().rank());
@@ -246,19 +248,33 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
                                     ? from.block(key)
                                     : Block::uninitialized(vertex.name + "/operand", to.grid().box(key).extents()));
             }
-            operands.emplace_back(comm, to, std::move(local));
-            plans.emplace_back(std::in_place, from.layout(), to, rank, sizeof(S), options.limits);
+            operands[k].emplace(comm, to, std::move(local));
+            plans[k].emplace(from.layout(), to, rank, sizeof(S), options.limits);
           }
           sample(operand_blocks);
         });
         for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-          if (!plans[k]) continue;
           const D& from = std::get<D>(*values[vertex.inputs[k]]);
-          const redistribute::ExchangeStats stats =
-              exchange.execute(exec, *plans[k], from.local(), operands[k].local());
-          measure.floats_sent += stats.elements_sent;
-          measure.floats_received += stats.elements_received;
+          if (plans[k]) {
+            const redistribute::ExchangeStats stats =
+                exchange.execute(exec, *plans[k], from.local(), operands[k]->local());
+            measure.floats_sent += stats.elements_sent;
+            measure.floats_received += stats.elements_received;
+          } else if (by_collectives(k)) {
+            const Transition& transition = schedule.transition(v, k);
+            const redistribute::ReshardPlan& plan = *transition.plan;
+            const Block tile = from.block(redistribute::tile_key(plan.from, plan.mesh, rank));
+            Relation<S, Memory> local(vs.operand_layout(k).grid().rank());
+            local.insert(redistribute::tile_key(plan.to, plan.mesh, rank),
+                         redistribute::execute_reshard(exec, exchange.process_mesh(plan.mesh), plan, tile));
+            operands[k].emplace(comm, vs.operand_layout(k), std::move(local));
+            measure.floats_sent += transition.volumes.sent[rank];
+            measure.floats_received += transition.volumes.received[rank];
+          }
         }
+        for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
+          if (const auto same = schedule.shared_operand(v, k)) operands[k] = operands[*same];
+        sample(operand_blocks);
         for (VertexId in : lifetimes.read_operands(vertex)) values[in].reset();
       }
 
@@ -272,9 +288,9 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
           inject(options.failure, rank, vertex.name, Phase::kernels);
           const auto [first, last] = vs.tuples_of(rank);
           for (Extent t = first; t < last; ++t) {
-            const Block& x = operands[0].block(vs.operand_layout(0).grid().key(vs.operand_block(0, t)));
+            const Block& x = operands[0]->block(vs.operand_layout(0).grid().key(vs.operand_block(0, t)));
             std::optional<Block> y;
-            if (operands.size() > 1) y = operands[1].block(vs.operand_layout(1).grid().key(vs.operand_block(1, t)));
+            if (operands.size() > 1) y = operands[1]->block(vs.operand_layout(1).grid().key(vs.operand_block(1, t)));
             const ResolvedEinSum block = y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()});
             const Extent g = vs.output_block(t);
             auto it = partials.find(g);
@@ -299,8 +315,9 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
       }
       measure.kernel_seconds = detail::seconds_since(kernels_start);
 
-      // (3) Partials to the owners of their output blocks, ⊕-combined in rank order.
-      {
+      // (3) Partials to the owners of their output blocks, ⊕-combined in rank order, unless the reduction is
+      // deferred to the reader's collectives (the partials are then the value).
+      if (!schedule.deferred(v)) {
         detail::PhaseRegion region(vertex.name, "reduce");
         std::vector<std::pair<Extent, Block>> incoming;
         redistribute::collectively(comm, [&] {
@@ -337,10 +354,12 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
         compat::fence(exec, "einrel::engine: reduced " + vertex.name);
         measure.floats_sent += messages.elements_sent();
         measure.floats_received += messages.elements_received();
+      } else {
+        redistribute::collectively(comm, [&] { inject(options.failure, rank, vertex.name, Phase::reduce); });
       }
       Relation<S, Memory> local(out.rank());
       for (const auto& [g, block] : partials) local.insert(out.key(g), block);
-      values[v] = D(comm, vs.output_layout(), std::move(local));
+      values[v] = D(comm, schedule.layout(v), std::move(local));
     });
     if (lifetimes.dead(v)) values[v].reset();
     measure.seconds = detail::seconds_since(vertex_start);

@@ -13,48 +13,55 @@
 
 namespace einrel::engine {
 
-partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
-                                   std::optional<std::size_t> memory_limit) {
+FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
+                              std::optional<std::size_t> memory_limit) {
   partition::Plan requested = partition::make_plan(graph, request.procs, request.planner, request.cost_model);
-  if (!memory_limit) return requested;
+  if (!memory_limit) return {requested, request.transitions};
 
   struct Estimate {
     std::size_t peak = 0;
     int rank = 0;
     VertexId vertex = 0;
   };
-  auto estimate = [&](const partition::Plan& plan) {
-    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks), request.limits);
+  auto estimate = [&](const partition::Plan& plan, TransitionPolicy policy) {
+    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks, policy), request.limits);
     Estimate e;
     for (int r = 0; r < ranks; ++r)
       if (dry.peak_memory_bytes[r] > e.peak) e = {dry.peak_memory_bytes[r], r, dry.peak_vertex[r]};
     return e;
   };
-  Estimate closest = estimate(requested);
-  if (closest.peak <= *memory_limit) return requested;
+  std::vector<TransitionPolicy> policies{request.transitions};
+  if (request.transitions == TransitionPolicy::automatic)
+    policies.insert(policies.end(), {TransitionPolicy::point_to_point, TransitionPolicy::collectives});
+  // The first policy under which `plan` fits, else nothing; `closest` keeps the smallest miss.
+  std::optional<Estimate> closest;
+  partition::Plan closest_plan = requested;
+  auto fitting = [&](const partition::Plan& plan) -> std::optional<TransitionPolicy> {
+    for (TransitionPolicy policy : policies) {
+      const Estimate e = estimate(plan, policy);
+      if (e.peak <= *memory_limit) return policy;
+      if (!closest || e.peak < closest->peak) closest = e, closest_plan = plan;
+    }
+    return std::nullopt;
+  };
+  if (const auto policy = fitting(requested)) return {requested, *policy};
 
   std::vector<std::string> planners{request.planner};
   for (const std::string& name : partition::planner_names())
     if (name != request.planner) planners.push_back(name);
-  std::optional<partition::Plan> best;
-  partition::Plan closest_plan = requested;
+  std::optional<FittedPlan> best;
   for (Extent p : {request.procs, 2 * request.procs, 4 * request.procs})
     for (const std::string& planner : planners) {
       if (p == request.procs && planner == request.planner) continue;  // `requested`, which does not fit
       partition::Plan plan = partition::make_plan(graph, p, planner, request.cost_model);
-      const Estimate e = estimate(plan);
-      if (e.peak <= *memory_limit) {
-        if (!best || plan.total_cost < best->total_cost) best = std::move(plan);
-      } else if (e.peak < closest.peak) {
-        closest = e;
-        closest_plan = std::move(plan);
-      }
+      if (const auto policy = fitting(plan))
+        if (!best || plan.total_cost < best->plan.total_cost) best = FittedPlan{std::move(plan), *policy};
     }
   if (best) return *best;
   throw Error("--memory-limit " + std::to_string(*memory_limit) + ": no plan fits; the closest (" +
               closest_plan.planner + " at p = " + std::to_string(closest_plan.procs) + ") needs " +
-              std::to_string(closest.peak) + " bytes on rank " + std::to_string(closest.rank) + " at vertex '" +
-              graph.vertex(closest.vertex).name + "', " + std::to_string(closest.peak - *memory_limit) +
+              std::to_string(closest->peak) + " bytes on rank " + std::to_string(closest->rank) + " at vertex '" +
+              graph.vertex(closest->vertex).name + "', " + std::to_string(closest->peak - *memory_limit) +
               " bytes more than the limit");
 }
 

@@ -5,6 +5,7 @@
 #include <einrel_Graph.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RedistributionPlan.hpp>
+#include <einrel_Transition.hpp>
 
 #include <mpi.h>
 
@@ -20,16 +21,25 @@ struct PlanRequest {
   std::string planner = "eindecomp";
   partition::CostModel cost_model = partition::CostModel::engine;
   redistribute::ExchangeLimits limits;  // the run's, for the estimate of its exchange buffers
+  TransitionPolicy transitions = TransitionPolicy::automatic;
+};
+
+// A plan and the transition policy to schedule it with.
+struct FittedPlan {
+  partition::Plan plan;
+  TransitionPolicy transitions = TransitionPolicy::automatic;
 };
 
 // The plan to run on `ranks` ranks. Without a limit: make_plan as requested. With `memory_limit` (bytes
 // per rank, as the run report's peak_allocated_bytes counts them, estimated by the dry run, the one
-// estimator: Traffic::peak_memory_bytes): the requested plan if its busiest rank fits; else, of every planner's plan at
-// p, 2p and 4p, the one of least predicted cost that fits (ties: that order, requested planner first) — a heuristic on
-// top of the planners (docs/planner.md "Memory limit"). Throws Error when none fits, naming the plan that
-// comes closest, its rank and vertex, and the bytes missing.
-partition::Plan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
-                                   std::optional<std::size_t> memory_limit);
+// estimator: Traffic::peak_memory_bytes): the requested plan if its busiest rank fits; else, with automatic
+// transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
+// every planner's plan at p, 2p and 4p (each under those policies), the one of least predicted cost that fits
+// (ties: that order, requested planner first) — a heuristic on top of the planners (docs/planner.md "Memory
+// limit"). Throws Error when none fits, naming the plan that comes closest, its rank and vertex, and the
+// bytes missing.
+FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
+                              std::optional<std::size_t> memory_limit);
 
 // The memory this host can still give out: MemAvailable of /proc/meminfo, else the free physical pages.
 std::size_t available_host_memory();

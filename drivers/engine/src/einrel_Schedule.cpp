@@ -61,6 +61,13 @@ std::vector<int> VertexSchedule::contributors(Extent g) const {
   return ranks;
 }
 
+BlockLayout VertexSchedule::partial_layout() const {
+  const BlockGrid& grid = output_layout_->grid();
+  std::vector<std::vector<int>> sites;
+  for (Extent g = 0; g < grid.num_blocks(); ++g) sites.push_back(contributors(g));
+  return BlockLayout(grid, Placement::sites(sites, ranks_));
+}
+
 std::vector<Bound> VertexSchedule::tuple_bounds(Extent t) const {
   std::vector<Bound> bounds;
   for (std::size_t k = 0; k < operand_layouts_.size(); ++k) {
@@ -70,8 +77,32 @@ std::vector<Bound> VertexSchedule::tuple_bounds(Extent t) const {
   return bounds;
 }
 
-Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks)
+namespace {
+
+// The model's time for reducing a vertex's partial results on the owners of its output blocks (step 3 of
+// execute): the busiest rank's messages and bytes.
+double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, const CommModel& model) {
+  std::vector<Extent> messages(vs.ranks(), 0), sent(vs.ranks(), 0), received(vs.ranks(), 0);
+  const BlockGrid& grid = vs.output_layout().grid();
+  for (Extent g = 0; g < grid.num_blocks(); ++g) {
+    const std::vector<int> ranks = vs.contributors(g);
+    const Extent n = grid.box(grid.key(g)).size();
+    for (std::size_t i = 1; i < ranks.size(); ++i) ++messages[ranks[0]], received[ranks[0]] += n, sent[ranks[i]] += n;
+  }
+  double slowest = 0;
+  for (int r = 0; r < vs.ranks(); ++r)
+    slowest = std::max(slowest, model.latency_seconds * static_cast<double>(messages[r]) +
+                                    model.seconds_per_byte * static_cast<double>(std::max(sent[r], received[r]) *
+                                                                                 static_cast<Extent>(element_bytes)));
+  return slowest;
+}
+
+}  // namespace
+
+Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
+                   TransitionPolicy policy, const CommModel& model)
     : ranks_(ranks),
+      policy_(policy),
       uses_(graph.size(), 0),
       kept_(graph.size(), false),
       shared_(graph.size()),
@@ -97,6 +128,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     }
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
+  choose_transitions(graph, model);
   std::vector<VertexId> last_reader(graph.size(), 0);
   for (VertexId v = 0; v < graph.size(); ++v)
     for (VertexId in : graph.vertex(v).inputs) last_reader[in] = v;
@@ -108,7 +140,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     const VertexId in = vertex.inputs[0];
     const bool read_once = std::count(vertex.inputs.begin(), vertex.inputs.end(), in) == 1;
     in_place_[v] = vertex.resolved->aggregated_labels().empty() && e.output == e.inputs[0] &&
-                   !graph.vertex(in).is_input() && last_reader[in] == v && read_once && !kept_[in] &&
+                   !graph.vertex(in).is_input() && !deferred_[in] && last_reader[in] == v && read_once && !kept_[in] &&
                    vertices_[v]->operand_layout(0) == *layouts_[in] &&
                    vertices_[v]->output_layout() == vertices_[v]->operand_layout(0);
   }
@@ -116,6 +148,56 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (!layouts_[v])
       layouts_[v].emplace(BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)),
                           ranks);
+}
+
+void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
+  TransitionChooser chooser(ranks_, policy_, model);
+  deferred_.assign(graph.size(), false);
+  transitions_.assign(graph.size(), {});
+  std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers(graph.size());
+  for (VertexId v = 0; v < graph.size(); ++v)
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
+      readers[graph.vertex(v).inputs[k]].emplace_back(v, k);
+  std::vector<std::optional<Transition>> to_reader(graph.size());  // chosen with the deferral of a producer
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) continue;
+    const VertexSchedule& vs = *vertices_[v];
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
+      const VertexId in = vertex.inputs[k];
+      if (shared_[v][k])
+        transitions_[v].emplace_back();
+      else if (to_reader[in])
+        transitions_[v].push_back(*to_reader[in]);
+      else
+        transitions_[v].push_back(
+            chooser.choose(*layouts_[in], vs.operand_layout(k), dtype_bytes(graph.vertex(in).dtype)));
+    }
+    if (vs.group_size() == 1 || kept_[v] || readers[v].size() != 1) continue;
+    const auto [w, k] = readers[v][0];
+    const BlockLayout& to = vertices_[w]->operand_layout(k);
+    const std::size_t element = dtype_bytes(vertex.dtype);
+    const BlockLayout partials = vs.partial_layout();
+    std::optional<Transition> deferred = chooser.from_partials(partials, vertex.resolved->einsum().agg, to, element);
+    if (!deferred) continue;
+    Transition reduced = chooser.choose(*layouts_[v], to, element);
+    if (policy_ == TransitionPolicy::collectives ||
+        deferred->seconds <= reduction_seconds(vs, element, model) + reduced.seconds) {
+      deferred_[v] = true;
+      layouts_[v] = partials;
+      to_reader[v] = std::move(deferred);
+    } else {
+      to_reader[v] = std::move(reduced);
+    }
+  }
+}
+
+const Transition& Schedule::transition(VertexId v, std::size_t k) const {
+  const std::optional<Transition>& t = transitions_.at(v).at(k);
+  if (!t)
+    throw Error("operand " + std::to_string(k) + " of vertex " + std::to_string(v) +
+                " shares the blocks of an earlier one");
+  return *t;
 }
 
 std::optional<std::size_t> Schedule::shared_operand(VertexId v, std::size_t k) const { return shared_[v][k]; }

@@ -4,6 +4,7 @@
 #include <einrel_BlockLayout.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_PartitionVector.hpp>
+#include <einrel_Transition.hpp>
 
 #include <optional>
 #include <utility>
@@ -40,6 +41,8 @@ class VertexSchedule {
   const redistribute::BlockLayout& output_layout() const { return *output_layout_; }
   // The ranks holding a partial result of output block g, increasing; the first is its owner.
   std::vector<int> contributors(Extent g) const;
+  // The output cut by d[l_z], block g on its contributors: where the partial results lie before reduction.
+  redistribute::BlockLayout partial_layout() const;
   // The bounds of the operand blocks tuple t reads, in operand order: what its kernel call is resolved
   // against.
   std::vector<Bound> tuple_bounds(Extent t) const;
@@ -60,7 +63,9 @@ class VertexSchedule {
 class Schedule {
  public:
   // Throws Error unless there is one partition vector per vertex fitting each EinSum, and ranks >= 1.
-  Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks);
+  // `policy` says how operands may move between layouts (TransitionChooser), by `model`.
+  Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
+           TransitionPolicy policy = TransitionPolicy::automatic, const CommModel& model = {});
 
   int ranks() const { return ranks_; }
   const std::vector<partition::PartitionVector>& partitions() const { return partitions_; }
@@ -79,11 +84,27 @@ class Schedule {
   // and it already lies in v's layout, which is v's output layout.
   // Then v takes no new blocks and moves nothing for that operand (DESIGN.md §6; docs/engine.md).
   bool in_place(VertexId v) const { return in_place_[v]; }
+  TransitionPolicy transition_policy() const { return policy_; }
+  // How operand k of EinSum vertex v moves from layout(producer) to operand_layout(k): point-to-point or
+  // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand.
+  const Transition& transition(VertexId v, std::size_t k) const;
+  // Whether EinSum vertex v leaves its partial results unreduced (einsum-sharding-rules.txt's Partial): its
+  // aggregated labels are partitioned, it is no graph output and has one reader, and that reader's
+  // transition by collectives from the partials (a reduce-scatter first) is no slower by the model than
+  // reducing on the owners and moving the result (or the policy asks for collectives). layout(v) is then
+  // vs.partial_layout() and the reduction happens in the reader's transition.
+  bool deferred(VertexId v) const { return deferred_[v]; }
 
  private:
+  // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
+  // producer's deferral is decided before its reader's operands).
+  void choose_transitions(const Graph& graph, const CommModel& model);
+
   int ranks_;
+  TransitionPolicy policy_;
   std::vector<int> uses_;
-  std::vector<bool> kept_, in_place_;
+  std::vector<bool> kept_, in_place_, deferred_;
+  std::vector<std::vector<std::optional<Transition>>> transitions_;
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;
   std::vector<std::optional<VertexSchedule>> vertices_;

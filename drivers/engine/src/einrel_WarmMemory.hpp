@@ -4,6 +4,7 @@
 #include <einrel_Contraction.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_KernelScratch.hpp>
+#include <einrel_ReshardVolumes.hpp>
 
 #include <map>
 #include <set>
@@ -108,13 +109,22 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
         if (schedule.shared_operand(v, k)) continue;
         const VertexId in = vertex.inputs[k];
         const redistribute::BlockLayout &from = schedule.layout(in), &to = vs.operand_layout(k);
+        const Transition& transition = schedule.transition(v, k);
+        const bool collectives = transition.path == TransitionPath::collectives;
         for (Extent b : to.blocks_of(rank)) {
-          if (!(from.grid() == to.grid() && from.placement().holds(rank, b)))
+          if (collectives ? !keeps_source_tile(transition, rank)
+                          : !(from.grid() == to.grid() && from.placement().holds(rank, b)))
             operands[k].emplace(b, take(to.grid().box(to.grid().key(b)).extents()));
           else if (held[in].count(b))
             operands[k].emplace(b, held[in].at(b));
         }
-        exchange.prepare(exec, redistribute::RedistributionPlan(from, to, rank, sizeof(S), options.limits), sizeof(S));
+        if (collectives) {  // the sequence's temporaries, taken while its result is
+          std::vector<Block> scratch;
+          for (Extent n : redistribute::reshard_scratch(*transition.plan)) scratch.push_back(take({n}));
+        } else {
+          exchange.prepare(exec, redistribute::RedistributionPlan(from, to, rank, sizeof(S), options.limits),
+                           sizeof(S));
+        }
       }
       // In place, the first operand's blocks (shared with its producer: same grid, same block ids) become
       // the output's.
@@ -153,10 +163,10 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
       operands.clear();
       std::vector<Block> incoming;
       for (Extent g : vs.output_layout().blocks_of(rank))
-        for (std::size_t i = 1; i < vs.contributors(g).size(); ++i)
+        for (std::size_t i = 1; i < vs.contributors(g).size() && !schedule.deferred(v); ++i)
           incoming.push_back(take(out.box(out.key(g)).extents()));
-      for (const auto& [g, block] : partials)
-        if (vs.tuple_rank(g * vs.group_size()) == rank) held[v].emplace(g, block);
+      for (const auto& [g, block] : partials)  // the owner's, or every partial when the reduction is deferred
+        if (schedule.deferred(v) || vs.tuple_rank(g * vs.group_size()) == rank) held[v].emplace(g, block);
     });
     if (lifetimes.dead(v)) held[v].clear();
   }

@@ -1,0 +1,126 @@
+#include <einrel_Error.hpp>
+#include <einrel_ReshardVolumes.hpp>
+#include <einrel_Transition.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace einrel::engine {
+
+using redistribute::BlockLayout;
+using redistribute::Collective;
+using redistribute::ExchangeVolumes;
+
+std::string_view transition_policy_name(TransitionPolicy policy) {
+  switch (policy) {
+    case TransitionPolicy::automatic:
+      return "auto";
+    case TransitionPolicy::point_to_point:
+      return "point-to-point";
+    case TransitionPolicy::collectives:
+      return "collectives";
+  }
+  return "?";
+}
+
+TransitionPolicy parse_transition_policy(const std::string& text) {
+  for (TransitionPolicy p :
+       {TransitionPolicy::automatic, TransitionPolicy::point_to_point, TransitionPolicy::collectives})
+    if (text == transition_policy_name(p)) return p;
+  throw Error("unknown transition policy " + quoted(text) + " (expected auto, point-to-point or collectives)");
+}
+
+std::string_view transition_path_name(TransitionPath path) {
+  return path == TransitionPath::collectives ? "collectives" : "point_to_point";
+}
+
+bool keeps_source_tile(const Transition& transition, int rank) {
+  return transition.plan && transition.plan->steps.size() == 1 &&
+         transition.plan->steps[0].op == Collective::allpermute && transition.volumes.received[rank] == 0;
+}
+
+redistribute::DeviceMesh rank_mesh(int ranks) { return redistribute::DeviceMesh({{"r", ranks}}).prime_factored(); }
+
+namespace {
+
+double busiest_bytes(const ExchangeVolumes& v, std::size_t element_bytes) {
+  Extent most = 0;
+  for (std::size_t r = 0; r < v.sent.size(); ++r) most = std::max({most, v.sent[r], v.received[r]});
+  return static_cast<double>(most) * static_cast<double>(element_bytes);
+}
+
+bool moves(const ExchangeVolumes& v) {
+  return std::any_of(v.sent.begin(), v.sent.end(), [](Extent n) { return n > 0; });
+}
+
+double stages(const redistribute::ReshardStep& step, const redistribute::DeviceMesh& primes) {
+  Extent n = 1;
+  for (const std::string& a : step.axes) n *= primes.axis_size(a);
+  const double log_n = std::ceil(std::log2(static_cast<double>(n)));
+  switch (step.op) {
+    case Collective::allgather:
+    case Collective::reducescatter:
+      return log_n;
+    case Collective::allreduce:
+      return 2 * log_n;
+    case Collective::alltoall:
+      return static_cast<double>(n - 1);
+    case Collective::allpermute:
+      return 1;
+    case Collective::dynslice:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+double point_to_point_seconds(const BlockLayout& from, const BlockLayout& to, const ExchangeVolumes& volumes,
+                              std::size_t element_bytes, const CommModel& model) {
+  if (!moves(volumes)) return 0;
+  const BlockGrid& target = to.grid();
+  int messages = 0;
+  for_each_overlap(from.grid(), target.box(target.key(0)), [&](const auto&, const auto&) { ++messages; });
+  return model.latency_seconds * messages + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
+}
+
+double collective_seconds(const redistribute::ReshardPlan& plan, const ExchangeVolumes& volumes,
+                          std::size_t element_bytes, const CommModel& model) {
+  double n = 0;
+  for (const redistribute::ReshardStep& step : plan.steps) n += stages(step, plan.primes);
+  return model.latency_seconds * n + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
+}
+
+TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, CommModel model)
+    : policy_(policy), model_(model), mesh_(rank_mesh(ranks)) {}
+
+Transition TransitionChooser::collectives(const redistribute::DistType& from, const redistribute::DistType& to,
+                                          std::size_t element_bytes) {
+  const auto key = std::make_pair(str(from, mesh_), str(to, mesh_));
+  auto found = plans_.find(key);
+  if (found == plans_.end()) found = plans_.emplace(key, redistribute::synthesize_reshard(mesh_, from, to)).first;
+  Transition t{TransitionPath::collectives, found->second, redistribute::reshard_volumes(found->second), 0};
+  t.seconds = collective_seconds(*t.plan, t.volumes, element_bytes, model_);
+  return t;
+}
+
+Transition TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to, std::size_t element_bytes) {
+  Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0};
+  p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
+  if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
+  const auto source = redistribute::as_dist_type(from, mesh_), target = redistribute::as_dist_type(to, mesh_);
+  if (!source || !target) return p2p;
+  Transition coll = collectives(*source, *target, element_bytes);
+  return policy_ == TransitionPolicy::collectives || coll.seconds <= p2p.seconds ? coll : p2p;
+}
+
+std::optional<Transition> TransitionChooser::from_partials(const BlockLayout& from, AggOp op, const BlockLayout& to,
+                                                           std::size_t element_bytes) {
+  if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2) return std::nullopt;
+  const auto source = redistribute::as_partial_type(from, mesh_, op);
+  const auto target = redistribute::as_dist_type(to, mesh_);
+  if (!source || !target || source->partial.empty()) return std::nullopt;
+  return collectives(*source, *target, element_bytes);
+}
+
+}  // namespace einrel::engine

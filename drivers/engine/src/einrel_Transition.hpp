@@ -1,0 +1,93 @@
+#ifndef EINREL_TRANSITION_HPP
+#define EINREL_TRANSITION_HPP
+
+#include <einrel_BlockLayout.hpp>
+#include <einrel_RedistributionPlan.hpp>
+#include <einrel_Reshard.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace einrel::engine {
+
+// The α–β (Hockney) model by which the engine compares the two ways of moving an operand: a message or a
+// stage of a collective costs `latency_seconds`, and each byte the busiest rank sends or receives
+// `seconds_per_byte`. Bytes alone would always pick point-to-point, which moves exactly the missing pieces;
+// the latency term is what favours one collective call over many messages.
+struct CommModel {
+  double latency_seconds = 2e-6;
+  double seconds_per_byte = 1e-10;  // 10 GB/s
+};
+
+// Which ways the engine may use: `automatic` takes the cheaper by the model; the others force one where it
+// applies (collectives need both layouts to be distributed types on the ranks' mesh).
+enum class TransitionPolicy { automatic, point_to_point, collectives };
+std::string_view transition_policy_name(TransitionPolicy policy);  // "auto", "point-to-point", "collectives"
+// Throws Error naming the accepted words.
+TransitionPolicy parse_transition_policy(const std::string& text);
+
+enum class TransitionPath { point_to_point, collectives };
+std::string_view transition_path_name(TransitionPath path);  // "point_to_point", "collectives"
+
+// How one operand moves from its producer's layout to the sites of its join tuples: by the exchange
+// (RedistributionPlan) or by the synthesized collectives (`plan`, on rank_mesh(R)). `volumes` are the chosen
+// way's elements sent and received per rank; `seconds` the model's time for it.
+struct Transition {
+  TransitionPath path = TransitionPath::point_to_point;
+  std::optional<redistribute::ReshardPlan> plan;
+  redistribute::ExchangeVolumes volumes;
+  double seconds = 0;
+};
+
+// Whether, in a transition by collectives, `rank` ends with its source tile itself (execute_reshard returns
+// the view it was given): a lone allpermute that leaves the rank's tile in place. The block is then shared
+// with the producer, as a block that stays put is on the point-to-point path.
+bool keeps_source_tile(const Transition& transition, int rank);
+
+// The mesh the engine lays distributed types on: one axis `r` of R ranks, prime-factored (r.0 minor).
+redistribute::DeviceMesh rank_mesh(int ranks);
+
+// The model's time for the point-to-point exchange between two layouts: the messages a target block
+// gathers (the source blocks it overlaps) and the busiest rank's bytes.
+double point_to_point_seconds(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
+                              const redistribute::ExchangeVolumes& volumes, std::size_t element_bytes,
+                              const CommModel& model);
+// The model's time for a synthesized sequence: per step its stages (⌈log2 n⌉ for allgather and
+// reducescatter, twice that for allreduce, n−1 for alltoall, 1 for allpermute) and the busiest rank's bytes.
+double collective_seconds(const redistribute::ReshardPlan& plan, const redistribute::ExchangeVolumes& volumes,
+                          std::size_t element_bytes, const CommModel& model);
+
+// Chooses transitions for one schedule, keeping every sequence it synthesizes (a graph repeats the same
+// pairs of types). Pure.
+class TransitionChooser {
+ public:
+  TransitionChooser(int ranks, TransitionPolicy policy, CommModel model);
+  TransitionPolicy policy() const { return policy_; }
+  const CommModel& model() const { return model_; }
+  const redistribute::DeviceMesh& mesh() const { return mesh_; }
+
+  // Point-to-point, or collectives where both layouts are types on the mesh, the exchange moves something,
+  // and the policy allows them (automatic: when the model says they are no slower).
+  Transition choose(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
+                    std::size_t element_bytes);
+  // The collectives that take partial results in `from` (one summand per rank sharing a block, pending ⊕
+  // `op`) to `to`, if both are types on the mesh.
+  std::optional<Transition> from_partials(const redistribute::BlockLayout& from, AggOp op,
+                                          const redistribute::BlockLayout& to, std::size_t element_bytes);
+
+ private:
+  Transition collectives(const redistribute::DistType& from, const redistribute::DistType& to,
+                         std::size_t element_bytes);
+
+  TransitionPolicy policy_;
+  CommModel model_;
+  redistribute::DeviceMesh mesh_;
+  std::map<std::pair<std::string, std::string>, redistribute::ReshardPlan> plans_;  // by the types' text
+};
+
+}  // namespace einrel::engine
+
+#endif

@@ -1,0 +1,131 @@
+// The engine's choice of how each operand moves (point-to-point exchange or synthesized collectives) and the
+// deferral of reductions to a reader's collectives (Schedule, TransitionChooser), by the α–β model; pure.
+#include <einrel_DryRun.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_GraphFile.hpp>
+#include <einrel_Schedule.hpp>
+#include <einrel_Transition.hpp>
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace {
+
+using namespace einrel;
+using engine::Schedule;
+using engine::TransitionPath;
+using engine::TransitionPolicy;
+using partition::PartitionVector;
+
+Extent total(const std::vector<Extent>& v) { return std::accumulate(v.begin(), v.end(), Extent{0}); }
+
+// C = A·B with its inner label cut 4 ways on 4 ranks (every rank holds a partial C), read by an element-wise
+// vertex cut 2×2: the reduction, deferred, is a reduce-scatter into the reader's tiles.
+const char* const split_inner = R"(input A f64[64,256]
+input B f64[256,64]
+C = einsum("ij,jk->ik", A, B)
+D = einsum("ik->ik", C, map=relu)
+output D
+)";
+
+std::vector<PartitionVector> split_inner_plan() {
+  return {{}, {}, PartitionVector("ijk", {1, 4, 1}), PartitionVector("ik", {2, 2})};
+}
+
+TEST(Transition, DeferredReductionIsAReduceScatterIntoTheReadersTiles) {
+  const Graph g = parse_graph(split_inner, "split.ein");
+  const VertexId C = *g.find("C"), D = *g.find("D");
+  const Schedule p2p(g, split_inner_plan(), 4, TransitionPolicy::point_to_point);
+  EXPECT_FALSE(p2p.deferred(C));
+  EXPECT_EQ(p2p.transition(D, 0).path, TransitionPath::point_to_point);
+  for (TransitionPolicy policy : {TransitionPolicy::collectives, TransitionPolicy::automatic}) {
+    SCOPED_TRACE(std::string(engine::transition_policy_name(policy)));
+    const Schedule s(g, split_inner_plan(), 4, policy);
+    ASSERT_TRUE(s.deferred(C));
+    EXPECT_EQ(s.layout(C), s.vertex(C).partial_layout());  // every rank keeps its partial block
+    const engine::Transition& t = s.transition(D, 0);
+    ASSERT_EQ(t.path, TransitionPath::collectives);
+    ASSERT_FALSE(t.plan->steps.empty());
+    EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::reducescatter) << redistribute::steps_text(*t.plan);
+    // the partials' reduction moves nothing at C; D's transition what its collectives exchange, in all less
+    // than reducing 3 partials of 64×64 on the owner and cutting the result 2×2 (the paper's cost prefers a
+    // reduce-scatter over both axes and an alltoall to two reduce-scatters: 5120 against 6144)
+    const engine::Traffic dry = engine::dry_run(g, s), dry_p2p = engine::dry_run(g, p2p);
+    EXPECT_EQ(dry.floats_moved[C], 0);
+    EXPECT_EQ(dry.floats_moved[D], total(t.volumes.sent)) << redistribute::steps_text(*t.plan);
+    EXPECT_EQ(redistribute::steps_text(*t.plan), "reducescatter{r.0,r.1}(0) alltoall{r.0}(0->1)");
+    EXPECT_LT(total(dry.floats_moved), total(dry_p2p.floats_moved));
+  }
+}
+
+// A replicating transition (every rank needs all of B, cut 4 ways by its producer) is one allgather by
+// collectives: the same bytes as the point-to-point exchange and 2 stages instead of 3 messages, so the
+// automatic choice takes it; the point-to-point policy keeps the exchange.
+TEST(Transition, AutomaticChoiceFollowsTheModel) {
+  const Graph g = parse_graph(R"(input A f64[64,64]
+input B f64[64,64]
+S = einsum("ij->ij", B, map=tanh)
+C = einsum("ij,jk->ik", A, S)
+output C
+)",
+                              "rep.ein");
+  const std::vector<PartitionVector> plan{{}, {}, PartitionVector("ij", {4, 1}), PartitionVector("ijk", {4, 1, 1})};
+  const VertexId C = *g.find("C");
+  const Schedule automatic(g, plan, 4);
+  const engine::Transition& t = automatic.transition(C, 1);
+  ASSERT_EQ(t.path, TransitionPath::collectives);
+  ASSERT_EQ(t.plan->steps.size(), 1u) << redistribute::steps_text(*t.plan);
+  EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::allgather);
+  const engine::CommModel model;
+  const auto p2p_volumes =
+      redistribute::exchange_volumes(automatic.layout(*g.find("S")), automatic.vertex(C).operand_layout(1));
+  EXPECT_EQ(t.volumes.sent, p2p_volumes.sent);
+  EXPECT_LE(t.seconds, engine::point_to_point_seconds(automatic.layout(*g.find("S")),
+                                                      automatic.vertex(C).operand_layout(1), p2p_volumes, 8, model));
+  // a model where messages cost nothing and bytes everything still takes the collectives (equal bytes)
+  EXPECT_EQ(Schedule(g, plan, 4, TransitionPolicy::automatic, {0, 1e-9}).transition(C, 1).path,
+            TransitionPath::collectives);
+  EXPECT_EQ(Schedule(g, plan, 4, TransitionPolicy::point_to_point).transition(C, 1).path,
+            TransitionPath::point_to_point);
+  // on one rank nothing moves and nothing is synthesized
+  EXPECT_EQ(Schedule(g, {{}, {}, PartitionVector("ij", {1, 1}), PartitionVector("ijk", {1, 1, 1})}, 1,
+                     TransitionPolicy::collectives)
+                .transition(C, 1)
+                .path,
+            TransitionPath::point_to_point);
+}
+
+// Layouts that are no distributed type (several blocks on a rank, idle ranks, uneven tiles) move point to
+// point whatever the policy; a graph output's reduction is never deferred.
+TEST(Transition, LayoutsThatAreNoTypesMovePointToPoint) {
+  const Graph g = parse_graph(R"(input A f64[30,40]
+input B f64[40,24]
+C = einsum("ij,jk->ik", A, B)
+D = einsum("ik->ik", C, map=relu)
+output C, D
+)",
+                              "uneven.ein");
+  const VertexId C = *g.find("C"), D = *g.find("D");
+  const Schedule s(g, {{}, {}, PartitionVector("ijk", {1, 4, 1}), PartitionVector("ik", {4, 4})}, 4,
+                   TransitionPolicy::collectives);
+  EXPECT_FALSE(s.deferred(C));                                         // an output
+  EXPECT_EQ(s.transition(D, 0).path, TransitionPath::point_to_point);  // 4 blocks a rank
+  const Schedule uneven(g, {{}, {}, PartitionVector("ijk", {4, 1, 1}), PartitionVector("ik", {1, 4})}, 4,
+                        TransitionPolicy::collectives);
+  EXPECT_EQ(uneven.transition(D, 0).path, TransitionPath::point_to_point);  // 30 rows in 4 tiles
+}
+
+TEST(Transition, PolicyNames) {
+  for (TransitionPolicy p :
+       {TransitionPolicy::automatic, TransitionPolicy::point_to_point, TransitionPolicy::collectives})
+    EXPECT_EQ(engine::parse_transition_policy(std::string(engine::transition_policy_name(p))), p);
+  try {
+    engine::parse_transition_policy("fast");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown transition policy 'fast' (expected auto, point-to-point or collectives)");
+  }
+}
+
+}  // namespace
