@@ -91,6 +91,7 @@ struct Prepared {
   Prepared(const Communicator& comm, const Case& c, engine::TransitionPolicy policy)
       : schedule(c.graph, c.plan, comm.size(), policy), exchange(comm), inputs(c.graph.size()) {
     engine::warm_memory(Exec{}, exchange, c.graph, schedule);
+    engine::prepare_collectives(Exec{}, exchange, c.graph, schedule);
     for (VertexId v = 0; v < c.graph.size(); ++v) {
       if (!c.graph.vertex(v).is_input()) continue;
       auto d = redistribute::DistributedTensorRelation<double, Memory>::allocate(c.graph.vertex(v).name, comm,

@@ -218,6 +218,41 @@ output m, W
   }
 }
 
+// Two partial results combined element-wise before one reduction (Schedule::on_partials): sums, maxima and
+// products, with the inner labels cut p ways (p = R rounded up to a power of two; the last vertex's output
+// cut p ways too): combined where R is a power of two, moved point to point elsewhere.
+TEST(TEST_CATEGORY, PartialResultsCombinedBeforeOneReduction) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Extent R = comm.size(), p = partition::procs_for_ranks(comm.size());  // parts: a power of two
+  const Extent rows = p >= 4 ? 2 : 1, cols = p / rows;
+  for (const auto& [agg, join, lo] :
+       {std::tuple{"sum", "add", -1.0}, std::tuple{"max", "max", -1.0}, std::tuple{"prod", "mul", 0.9}}) {
+    const Graph g = parse_graph(
+        std::string("input A f64[8,") + std::to_string(4 * p) + "]\ninput B f64[" + std::to_string(4 * p) +
+            ",12]\ninput C f64[8," + std::to_string(2 * p) + "]\ninput D f64[" + std::to_string(2 * p) +
+            ",12]\nP = einsum(\"ij,jk->ik\", A, B, agg=" + agg + ")\nQ = einsum(\"ij,jk->ik\", C, D, agg=" + agg +
+            ")\nY = einsum(\"ik,ik->ik\", P, Q, join=" + join + ")\nW = einsum(\"ik->ik\", Y, map=tanh)\noutput W\n",
+        "partials.ein");
+    const std::vector<PartitionVector> plan{{},
+                                            {},
+                                            {},
+                                            {},
+                                            PartitionVector("ijk", {1, p, 1}),
+                                            PartitionVector("ijk", {1, p, 1}),
+                                            PartitionVector("ik", {rows, cols}),
+                                            PartitionVector("ik", {rows, cols})};
+    for (auto policy : {engine::TransitionPolicy::collectives, engine::TransitionPolicy::automatic,
+                        engine::TransitionPolicy::point_to_point}) {
+      SCOPED_TRACE(std::string(agg) + " " + std::string(engine::transition_policy_name(policy)));
+      check_engine<double>(comm, g, plan, 13, 1e-11, lo, 1.0, policy);
+      if (R > 1 && is_power_of_two(R)) {
+        EXPECT_EQ(engine::Schedule(g, plan, static_cast<int>(R), policy).on_partials(*g.find("Y")),
+                  policy != engine::TransitionPolicy::point_to_point);
+      }
+    }
+  }
+}
+
 // A transformer layer from the builders, planned by every planner for several p.
 TEST(TEST_CATEGORY, TransformerLayerUnderEveryPlanner) {
   const Communicator comm(MPI_COMM_WORLD);

@@ -59,6 +59,60 @@ TEST(Transition, DeferredReductionIsAReduceScatterIntoTheReadersTiles) {
   }
 }
 
+// P = A·B and Q = C·D, both with the inner label cut 4 ways, added element-wise (or combined by max, with
+// max aggregations), then read by relu cut 2×2.
+std::string two_partials(const std::string& agg, const std::string& join) {
+  return "input A f64[64,256]\ninput B f64[256,64]\ninput C f64[64,128]\ninput D f64[128,64]\n"
+         "P = einsum(\"ij,jk->ik\", A, B, agg=" +
+         agg + ")\nQ = einsum(\"ij,jk->ik\", C, D, agg=" + agg + ")\nY = einsum(\"ik,ik->ik\", P, Q, join=" + join +
+         ")\nW = einsum(\"ik->ik\", Y, map=relu)\noutput W\n";
+}
+
+std::vector<PartitionVector> two_partials_plan() {
+  return {{},
+          {},
+          {},
+          {},
+          PartitionVector("ijk", {1, 4, 1}),
+          PartitionVector("ijk", {1, 4, 1}),
+          PartitionVector("ik", {2, 2}),
+          PartitionVector("ik", {2, 2})};
+}
+
+// The element-wise combination of two partial results stays partial: it runs on the partial blocks where they
+// lie, and one reduce-scatter in its reader's transition replaces the two reductions.
+TEST(Transition, PartialResultsCombineBeforeOneReduction) {
+  for (const auto& [agg, join] : {std::pair{"sum", "add"}, std::pair{"max", "max"}}) {
+    const Graph g = parse_graph(two_partials(agg, join), "two.ein");
+    const VertexId P = *g.find("P"), Q = *g.find("Q"), Y = *g.find("Y"), W = *g.find("W");
+    for (TransitionPolicy policy : {TransitionPolicy::collectives, TransitionPolicy::automatic}) {
+      SCOPED_TRACE(std::string(agg) + " " + std::string(engine::transition_policy_name(policy)));
+      const Schedule s(g, two_partials_plan(), 4, policy);
+      ASSERT_TRUE(s.on_partials(Y));
+      EXPECT_TRUE(s.deferred(P) && s.deferred(Q) && s.deferred(Y));
+      EXPECT_EQ(s.layout(Y), s.vertex(P).partial_layout());
+      EXPECT_EQ(s.vertex(Y).tuples_of(2), std::make_pair(Extent{0}, Extent{1}));  // the one block, on every rank
+      const engine::Transition& t = s.transition(W, 0);
+      ASSERT_EQ(t.path, TransitionPath::collectives);
+      EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::reducescatter) << redistribute::steps_text(*t.plan);
+      const engine::Traffic dry = engine::dry_run(g, s);
+      EXPECT_EQ(dry.floats_moved[P] + dry.floats_moved[Q] + dry.floats_moved[Y], 0);
+      EXPECT_EQ(dry.floats_moved[W], total(t.volumes.sent));
+      EXPECT_EQ(dry.ranks[1].tuples, 4);  // one tuple each of P, Q, Y (its one partial block) and W
+      const Schedule apart(g, two_partials_plan(), 4, TransitionPolicy::point_to_point);
+      EXPECT_FALSE(apart.on_partials(Y));
+      EXPECT_LT(total(dry.floats_moved), total(engine::dry_run(g, apart).floats_moved));
+    }
+  }
+  // a join other than the pending ⊕, or partials laid out differently, combine nothing
+  const Graph sub = parse_graph(two_partials("sum", "sub"), "sub.ein");
+  EXPECT_FALSE(Schedule(sub, two_partials_plan(), 4, TransitionPolicy::collectives).on_partials(*sub.find("Y")));
+  std::vector<PartitionVector> other = two_partials_plan();
+  other[5] = PartitionVector("ijk", {2, 2, 1});
+  const Graph g = parse_graph(two_partials("sum", "add"), "two.ein");
+  EXPECT_FALSE(Schedule(g, other, 4, TransitionPolicy::collectives).on_partials(*g.find("Y")));
+}
+
 // A replicating transition (every rank needs all of B, cut 4 ways by its producer) is one allgather by
 // collectives: the same bytes as the point-to-point exchange and 2 stages instead of 3 messages, so the
 // automatic choice takes it; the point-to-point policy keeps the exchange.

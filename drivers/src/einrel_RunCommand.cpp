@@ -300,8 +300,8 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       OperandReport& o = entry.operands.emplace_back();
       o.name = graph.vertex(vertex.inputs[k]).name;
-      if (s.schedule->shared_operand(v, k)) {
-        o.path = "shared";
+      if (s.schedule->shared_operand(v, k) || s.schedule->on_partials(v)) {
+        o.path = s.schedule->on_partials(v) ? "partials" : "shared";
         continue;
       }
       const engine::Transition& t = s.schedule->transition(v, k);
@@ -374,6 +374,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   {
     Teuchos::TimeMonitor timing(warm_timer);
     collectively(comm, [&] { engine::warm_memory(Exec{}, exchange, s.graph, *s.schedule, engine_options); });
+    engine::prepare_collectives(Exec{}, exchange, s.graph, *s.schedule);
   }
   Values inputs;
   {

@@ -128,6 +128,9 @@ void print_summary(const RunReport& r, std::ostream& out) {
     for (const auto& o : v.operands)
       if (o.path == "collectives") out << "  collectives: " << o.name << " -> " << v.name << ": " << o.steps << "\n";
     if (v.deferred_reduction) out << "  reduction of " << v.name << " deferred to its reader's collectives\n";
+    if (!v.operands.empty() && v.operands[0].path == "partials")
+      out << "  " << v.name << " combines the partial results of " << v.operands[0].name << " and "
+          << v.operands[1].name << " where they lie\n";
   }
   print_rank_table(r.ranks, out);
   if (!r.peak_allocated_bytes.empty()) {

@@ -12,8 +12,8 @@
 namespace einrel {
 
 // How one operand of a vertex reached its join tuples: "point_to_point" (the exchange; also when nothing
-// moves), "collectives" (with the synthesized steps, engine::Transition) or "shared" (the blocks of an
-// earlier operand).
+// moves), "collectives" (with the synthesized steps, engine::Transition), "shared" (the blocks of an
+// earlier operand) or "partials" (a producer's partial blocks, combined where they lie: Schedule::on_partials).
 struct OperandReport {
   std::string name;
   std::string path;

@@ -1,7 +1,10 @@
 #include <einrel_Error.hpp>
 #include <einrel_ProcessMesh.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
+#include <thread>
 
 namespace einrel::redistribute {
 
@@ -26,10 +29,25 @@ Communicator cartesian(const Communicator& comm, const DeviceMesh& primes) {
   return Communicator::adopt(cart);
 }
 
+// Collective over comm: whether some node runs more ranks × host threads than it has hardware threads.
+bool oversubscribed(const Communicator& comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  const Communicator on_node = Communicator::adopt(node);
+  const long threads = static_cast<long>(on_node.size()) * Kokkos::DefaultHostExecutionSpace().concurrency();
+  int mine = threads > static_cast<long>(std::thread::hardware_concurrency()) ? 1 : 0, any = 0;
+  check_mpi(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, comm.get()), "MPI_Allreduce");
+  return any != 0;
+}
+
 }  // namespace
 
 ProcessMesh::ProcessMesh(const Communicator& comm, DeviceMesh mesh)
-    : mesh_(std::move(mesh)), primes_(mesh_.prime_factored()), cart_(cartesian(comm, primes_)) {}
+    : mesh_(std::move(mesh)),
+      primes_(mesh_.prime_factored()),
+      cart_(cartesian(comm, primes_)),
+      blocking_reductions_(!oversubscribed(cart_)) {}
 
 const MeshGroup& ProcessMesh::group(const MeshState& state, const std::vector<std::string>& axes) {
   // Every rank's group and position: the same on every rank, so every rank takes the same branch below.

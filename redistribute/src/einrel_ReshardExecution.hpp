@@ -69,6 +69,23 @@ inline std::vector<Extent> with(std::vector<Extent> v, std::size_t i, Extent val
   return v;
 }
 
+// The group communicator of a collective step in `state` (allgather and alltoall first bring their axes to
+// the front of the source dimension), or nothing for a step without one (dynslice, allpermute). Collective
+// over mesh.comm() the first time a group is asked for.
+inline const MeshGroup* step_group(ProcessMesh& mesh, MeshState& state, const ReshardStep& step) {
+  switch (step.op) {
+    case Collective::allgather:
+    case Collective::alltoall:
+      state.bring_to_front(step.dims[0], step.axes);
+      return &mesh.group(state, step.axes);
+    case Collective::reducescatter:
+    case Collective::allreduce:
+      return &mesh.group(state, step.axes);
+    default:
+      return nullptr;
+  }
+}
+
 // The steps of `plan` on this rank's tile, memory the host can read (MPI reads and writes it).
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
@@ -86,8 +103,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
     switch (step.op) {
       case Collective::allgather: {
         const std::size_t i = step.dims[0];
-        state.bring_to_front(i, step.axes);
-        const MeshGroup& g = mesh.group(state, step.axes);
+        const MeshGroup& g = *step_group(mesh, state, step);
         T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
         // gathered straight into place when the tiles are slabs of the result in rank order
         const bool direct = contiguous_slabs(shape, i) && in_position_order(g);
@@ -115,8 +131,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
       }
       case Collective::alltoall: {
         const std::size_t i = step.dims[0], j = step.dims[1];
-        state.bring_to_front(i, step.axes);
-        const MeshGroup& g = mesh.group(state, step.axes);
+        const MeshGroup& g = *step_group(mesh, state, step);
         const Bound piece = with(shape, j, shape[j] / n);
         T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
         // sent from and received into place when the pieces are slabs in rank order
@@ -142,7 +157,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
       }
       case Collective::reducescatter: {
         const std::size_t i = step.dims[0];
-        const MeshGroup& g = mesh.group(state, step.axes);
+        const MeshGroup& g = *step_group(mesh, state, step);
         const Bound piece = with(shape, i, shape[i] / n);
         const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
         const T send =
@@ -152,21 +167,33 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
                            slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
         compat::fence(exec, "einrel::reshard: packed");
         T out = T::uninitialized("einrel::reshard/tile", piece);
-        MPI_Request request;
-        complete(
-            MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), mpi_count<Scalar>(num_elements(piece)),
-                                      type, mpi_op(state.type().partial_op), g.comm.get(), &request),
-            request, "MPI_Ireduce_scatter_block");
+        const int count = mpi_count<Scalar>(num_elements(piece));
+        const MPI_Op op = mpi_op(state.type().partial_op);
+        if (mesh.blocking_reductions()) {
+          check_mpi(MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get()),
+                    "MPI_Reduce_scatter_block");
+        } else {
+          MPI_Request request;
+          complete(
+              MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(), &request),
+              request, "MPI_Ireduce_scatter_block");
+        }
         tile = out;
         break;
       }
       case Collective::allreduce: {
-        const MeshGroup& g = mesh.group(state, step.axes);
+        const MeshGroup& g = *step_group(mesh, state, step);
         T out = T::uninitialized("einrel::reshard/tile", shape);  // the caller's tile is only read
-        MPI_Request request;
-        complete(MPI_Iallreduce(tile.view().data(), out.view().data(), mpi_count<Scalar>(tile.size()), type,
-                                mpi_op(state.type().partial_op), g.comm.get(), &request),
-                 request, "MPI_Iallreduce");
+        const int count = mpi_count<Scalar>(tile.size());
+        const MPI_Op op = mpi_op(state.type().partial_op);
+        if (mesh.blocking_reductions()) {
+          check_mpi(MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()),
+                    "MPI_Allreduce");
+        } else {
+          MPI_Request request;
+          complete(MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), &request),
+                   request, "MPI_Iallreduce");
+        }
         tile = out;
         break;
       }
@@ -204,13 +231,24 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
 
 }  // namespace detail
 
+// Collective over mesh.comm(): creates the group communicators that executing `plan` will use (kept by the
+// mesh), so that execute_reshard creates none inside a timed region.
+inline void prepare_reshard(ProcessMesh& mesh, const ReshardPlan& plan) {
+  MeshState state(mesh.primes(), prime_factored(plan.from, plan.mesh));
+  for (const ReshardStep& step : plan.steps) {
+    detail::step_group(mesh, state, step);
+    advance(state, step);
+  }
+}
+
 // Collective over mesh.comm(): runs `plan` (synthesized for mesh.mesh()) on this rank's tile of plan.from
 // (its local shape; the tile of the rank's mesh coordinates), which it only reads, and returns its tile of
 // plan.to. Each step
 // is one MPI collective on its group's communicator (ProcessMesh::group): allgather MPI_Iallgather, then
 // the gathered tiles placed along their dimension; alltoall MPI_Ialltoall of the pieces along the target
-// dimension, packed contiguous; dynslice a local copy; reducescatter MPI_Ireduce_scatter_block and
-// allreduce MPI_Iallreduce with the pending ⊕; allpermute one MPI_Isend/MPI_Irecv pair per rank that
+// dimension, packed contiguous; dynslice a local copy; reducescatter MPI_(I)reduce_scatter_block and
+// allreduce MPI_(I)allreduce with the pending ⊕ (blocking unless ranks oversubscribe a node:
+// ProcessMesh::blocking_reductions); allpermute one MPI_Isend/MPI_Irecv pair per rank that
 // moves. Memory the host cannot read is staged through a host copy of the tile unless MPI is GPU-aware.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,

@@ -40,7 +40,33 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
   }
 }
 
+VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials)
+    : ranks_(partials.num_ranks()), partials_(partials) {
+  const EinSum& e = vertex.resolved->einsum();
+  for (const std::string& labels : e.inputs)
+    if (labels != e.output || !vertex.resolved->aggregated_labels().empty())
+      throw Error("vertex '" + vertex.name + "' is not element-wise in one label order: it cannot run on partials");
+  const BlockGrid& grid = partials.grid();
+  tuple_parts_ = grid.parts();
+  tuple_strides_.assign(tuple_parts_.size(), 1);
+  for (std::size_t j = tuple_parts_.size(); j-- > 0;) {
+    tuple_strides_[j] = num_tuples_;
+    num_tuples_ *= tuple_parts_[j];
+  }
+  output_layout_ = partials;
+  for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+    std::vector<int> digits(tuple_parts_.size());
+    for (std::size_t j = 0; j < digits.size(); ++j) digits[j] = static_cast<int>(j);
+    operand_digits_.push_back(std::move(digits));
+    operand_layouts_.push_back(partials);
+  }
+}
+
 std::pair<Extent, Extent> VertexSchedule::tuples_of(int rank) const {
+  if (partials_) {  // a type: the one block the rank holds
+    const std::vector<Extent> blocks = partials_->blocks_of(rank);
+    return blocks.empty() ? std::make_pair(Extent{0}, Extent{0}) : std::make_pair(blocks[0], blocks[0] + 1);
+  }
   // t runs on rank r when r·J/R <= t < (r+1)·J/R, rounded up.
   const Extent J = num_tuples_, R = ranks_;
   return {(rank * J + R - 1) / R, ((rank + 1) * J + R - 1) / R};
@@ -55,6 +81,11 @@ Extent VertexSchedule::operand_block(std::size_t k, Extent t) const {
 }
 
 std::vector<int> VertexSchedule::contributors(Extent g) const {
+  if (partials_) {
+    std::vector<int> sites;
+    for (int i = 0; i < partials_->placement().num_sites(g); ++i) sites.push_back(partials_->placement().site(g, i));
+    return sites;
+  }
   std::vector<int> ranks;
   for (Extent t = g * group_size_; t < (g + 1) * group_size_; ++t)
     if (ranks.empty() || ranks.back() != tuple_rank(t)) ranks.push_back(tuple_rank(t));
@@ -95,6 +126,21 @@ double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, co
                                     model.seconds_per_byte * static_cast<double>(std::max(sent[r], received[r]) *
                                                                                  static_cast<Extent>(element_bytes)));
   return slowest;
+}
+
+// The join that combines two partial results of pending ⊕ `op` into one (a ⊕ b).
+JoinOp join_of(AggOp op) {
+  switch (op) {
+    case AggOp::sum:
+      return JoinOp::add;
+    case AggOp::max:
+      return JoinOp::max;
+    case AggOp::min:
+      return JoinOp::min;
+    case AggOp::prod:
+      return JoinOp::mul;
+  }
+  return JoinOp::add;
 }
 
 }  // namespace
@@ -153,15 +199,58 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
 void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
   TransitionChooser chooser(ranks_, policy_, model);
   deferred_.assign(graph.size(), false);
+  on_partials_.assign(graph.size(), false);
   transitions_.assign(graph.size(), {});
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v)
     for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
       readers[graph.vertex(v).inputs[k]].emplace_back(v, k);
   std::vector<std::optional<Transition>> to_reader(graph.size());  // chosen with the deferral of a producer
+  // The model's time for producer `in` reaching its one reader as decided at its turn.
+  auto reaching = [&](VertexId in, VertexId reader, std::size_t k) {
+    const double reduce =
+        deferred_[in] ? 0 : reduction_seconds(*vertices_[in], dtype_bytes(graph.vertex(in).dtype), model);
+    return reduce + (to_reader[in] ? to_reader[in]->seconds
+                                   : chooser
+                                         .choose(*layouts_[in], vertices_[reader]->operand_layout(k),
+                                                 dtype_bytes(graph.vertex(in).dtype))
+                                         .seconds);
+  };
+  // Whether element-wise vertex v can combine two partial results as they are (deferred(v)), and then does.
+  auto combine_partials = [&](VertexId v) {
+    const Vertex& vertex = graph.vertex(v);
+    const EinSum& e = vertex.resolved->einsum();
+    if (vertex.inputs.size() != 2 || vertex.inputs[0] == vertex.inputs[1] || kept_[v] || readers[v].size() != 1 ||
+        e.map.kind != MapKind::identity || e.inputs[0] != e.output || e.inputs[1] != e.output)
+      return;
+    const VertexId P = vertex.inputs[0], Q = vertex.inputs[1];
+    for (VertexId in : {P, Q}) {
+      const Vertex& producer = graph.vertex(in);
+      if (producer.is_input() || vertices_[in]->group_size() == 1 || kept_[in] || readers[in].size() != 1 ||
+          join_of(producer.resolved->einsum().agg) != e.join || producer.dtype != vertex.dtype)
+        return;
+    }
+    const BlockLayout partials = vertices_[P]->partial_layout();
+    if (!(vertices_[Q]->partial_layout() == partials)) return;
+    const auto [w, k] = readers[v][0];
+    const std::size_t element = dtype_bytes(vertex.dtype);
+    std::optional<Transition> combined = chooser.from_partials(partials, graph.vertex(P).resolved->einsum().agg,
+                                                               vertices_[w]->operand_layout(k), element);
+    if (!combined) return;
+    const double apart =
+        reaching(P, v, 0) + reaching(Q, v, 1) +
+        chooser.choose(vertices_[v]->output_layout(), vertices_[w]->operand_layout(k), element).seconds;
+    if (policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
+    vertices_[v].emplace(vertex, partials);
+    for (VertexId in : {P, Q, v}) deferred_[in] = true, layouts_[in] = partials;
+    for (VertexId in : {P, Q}) to_reader[in] = chooser.choose(partials, partials, element);  // nothing moves
+    on_partials_[v] = true;
+    to_reader[v] = std::move(combined);
+  };
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
+    if (policy_ != TransitionPolicy::point_to_point && ranks_ > 1) combine_partials(v);
     const VertexSchedule& vs = *vertices_[v];
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];
@@ -173,7 +262,7 @@ void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
         transitions_[v].push_back(
             chooser.choose(*layouts_[in], vs.operand_layout(k), dtype_bytes(graph.vertex(in).dtype)));
     }
-    if (vs.group_size() == 1 || kept_[v] || readers[v].size() != 1) continue;
+    if (vs.group_size() == 1 || kept_[v] || readers[v].size() != 1 || on_partials_[v]) continue;
     const auto [w, k] = readers[v][0];
     const BlockLayout& to = vertices_[w]->operand_layout(k);
     const std::size_t element = dtype_bytes(vertex.dtype);

@@ -25,11 +25,17 @@ namespace einrel::engine {
 class VertexSchedule {
  public:
   VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks);
+  // An element-wise vertex whose operands are partial results laid out as `partials` (one summand per site
+  // of each block): one tuple per block on each of its sites, combining the rank's summands with the join
+  // (Schedule::on_partials); operands and output in `partials`, whatever the vertex's partition vector.
+  VertexSchedule(const Vertex& vertex, const redistribute::BlockLayout& partials);
 
   int ranks() const { return ranks_; }
   Extent num_tuples() const { return num_tuples_; }
   Extent group_size() const { return group_size_; }  // n_agg, tuples per output block
-  int tuple_rank(Extent t) const { return static_cast<int>(t * ranks_ / num_tuples_); }
+  int tuple_rank(Extent t) const {
+    return partials_ ? partials_->owner(t) : static_cast<int>(t * ranks_ / num_tuples_);
+  }
   // This rank's tuples [first, last).
   std::pair<Extent, Extent> tuples_of(int rank) const;
   Extent output_block(Extent t) const { return t / group_size_; }
@@ -55,6 +61,7 @@ class VertexSchedule {
   std::vector<std::vector<int>> operand_digits_;  // per operand dimension, its tuple label's position
   std::vector<redistribute::BlockLayout> operand_layouts_;
   std::optional<redistribute::BlockLayout> output_layout_;
+  std::optional<redistribute::BlockLayout> partials_;  // set for a vertex on partial results
 };
 
 // The whole graph's schedule on R ranks: a VertexSchedule per EinSum vertex and where every value lives.
@@ -93,7 +100,14 @@ class Schedule {
   // transition by collectives from the partials (a reduce-scatter first) is no slower by the model than
   // reducing on the owners and moving the result (or the policy asks for collectives). layout(v) is then
   // vs.partial_layout() and the reduction happens in the reader's transition.
+  // An element-wise vertex can consume partial results as they are (einsum-sharding-rules.txt: a sum of
+  // Partial values is Partial): its join is the pending ⊕ of both operands (add for sum, max, min, mul for
+  // prod) with no map, the operands are two distinct such vertices with the same partial layout that it
+  // alone reads, in its own label order, and it is deferred in turn. Then it runs on the partial blocks
+  // (on_partials), moves nothing, and one reduction in its reader's transition replaces two, when the model
+  // says that is no slower (or the policy asks for collectives).
   bool deferred(VertexId v) const { return deferred_[v]; }
+  bool on_partials(VertexId v) const { return on_partials_[v]; }
 
  private:
   // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
@@ -103,7 +117,7 @@ class Schedule {
   int ranks_;
   TransitionPolicy policy_;
   std::vector<int> uses_;
-  std::vector<bool> kept_, in_place_, deferred_;
+  std::vector<bool> kept_, in_place_, deferred_, on_partials_;
   std::vector<std::vector<std::optional<Transition>>> transitions_;
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;
