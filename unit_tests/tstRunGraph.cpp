@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace {
@@ -82,6 +84,52 @@ TEST(RunGraph, MatmulFromHdf5MatchesReferenceOnEveryRankCount) {
       EXPECT_NE(json.find(field), std::string::npos) << field << " missing from " << json;
   } else {
     EXPECT_TRUE(summary.str().empty());  // only rank 0 prints
+  }
+}
+
+// NaN and ±Inf inputs flow through as IEEE arithmetic: the run succeeds (also under --check, where NaN
+// matches NaN and an infinity the same infinity), the outputs hold them where numpy would, and the summary
+// and the report count them per output.
+TEST(RunGraph, NonFiniteValuesFlowThroughAndAreReported) {
+  test::TempDir dir;
+  write_text(dir.file("g.ein"),
+             "input x f64[6,4]\ny = einsum(\"ij->ij\", x, map=scale(2))\n"
+             "s = einsum(\"ij->j\", x)\nz = einsum(\"ij,ij->ij\", x, x, join=sub)\n"
+             "f = einsum(\"ij->i\", x, map=abs)\noutput y, s, z\n");
+  std::vector<double> x(24);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i);
+  x[6] = std::numeric_limits<double>::quiet_NaN();
+  x[16] = std::numeric_limits<double>::infinity();
+  x[23] = -std::numeric_limits<double>::infinity();
+  if (rank() == 0) io::write_datasets(dir.file("in.h5"), {{"x", {6, 4}, x}});
+  RunOptions options;
+  options.graph = dir.file("g.ein");
+  options.input = dir.file("in.h5");
+  options.output = dir.file("out.h5");
+  options.report = dir.file("report.json");
+  options.check = true;
+  for (Extent procs : {1, 4}) {
+    options.procs = procs;
+    std::ostringstream summary;
+    run_graph(MPI_COMM_WORLD, options, summary);
+    if (rank() != 0) continue;
+    const auto y = std::get<std::vector<double>>(io::read_dataset(dir.file("out.h5"), "y", Dtype::f64, {6, 4}));
+    const auto sums = std::get<std::vector<double>>(io::read_dataset(dir.file("out.h5"), "s", Dtype::f64, {4}));
+    EXPECT_TRUE(std::isnan(y[6]));
+    EXPECT_EQ(y[16], std::numeric_limits<double>::infinity());
+    EXPECT_EQ(y[5], 10.0);
+    EXPECT_EQ(sums[0], std::numeric_limits<double>::infinity());  // 0+4+8+12+inf+20
+    EXPECT_EQ(sums[1], 66.0);
+    EXPECT_TRUE(std::isnan(sums[2]));
+    EXPECT_EQ(sums[3], -std::numeric_limits<double>::infinity());
+    EXPECT_NE(summary.str().find("non-finite values: output y holds 1 NaN and 2 ±Inf"), std::string::npos)
+        << summary.str();
+    EXPECT_NE(summary.str().find("output z holds 3 NaN and 0 ±Inf"), std::string::npos) << summary.str();
+    EXPECT_NE(read_text(dir.file("report.json"))
+                  .find("\"nonfinite_outputs\": [{\"name\": \"y\", \"nan\": 1, \"inf\": 2}, {\"name\": \"s\", "
+                        "\"nan\": 1, \"inf\": 2}, {\"name\": \"z\", \"nan\": 3, \"inf\": 0}]"),
+              std::string::npos)
+        << read_text(dir.file("report.json"));
   }
 }
 

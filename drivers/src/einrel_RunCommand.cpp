@@ -164,14 +164,55 @@ std::vector<double> gather_on_root(const Distributed<Scalar>& d) {
 }
 
 // max|a - b| / max|b| over all elements (0 when both are zero): the normwise relative difference.
+// The largest difference over the largest finite magnitude of b. Non-finite elements agree when both are NaN
+// or both the same infinity (IEEE arithmetic gives both evaluations the same ones); any other disagreement
+// involving one is an infinite difference.
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double diff = 0, scale = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = std::abs(a[i] - b[i]);
-    diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
+    if (!std::isfinite(a[i]) || !std::isfinite(b[i])) {
+      const bool same = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i];
+      if (!same) diff = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    diff = std::max(diff, std::abs(a[i] - b[i]));
     scale = std::max(scale, std::abs(b[i]));
   }
   return diff == 0 ? 0.0 : diff / std::max(scale, std::numeric_limits<double>::min());
+}
+
+// Counts the NaN and the non-finite (NaN or ±Inf) elements of a view: x != x is NaN, x - x != 0 non-finite.
+template <class View>
+struct NonFiniteCount {
+  View x;
+  bool nan_only;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, long long& n) const {
+    const auto v = x(i);
+    if (nan_only ? v != v : !(v - v == 0)) ++n;
+  }
+};
+
+// This rank's NaN and ±Inf counts of every graph output, two numbers per vertex (zero for others): each
+// block counted by its owner only.
+std::vector<long long> nonfinite_counts(const Graph& graph, const Values& values, int rank) {
+  std::vector<long long> counts(2 * graph.size(), 0);
+  for (VertexId v : graph.outputs())
+    std::visit(
+        [&](const auto& d) {
+          for (Extent b : d.layout().blocks_of(rank)) {
+            if (d.layout().owner(b) != rank) continue;
+            const auto& view = d.block(d.grid().key(b)).view();
+            using View = std::decay_t<decltype(view)>;
+            const Kokkos::RangePolicy<Exec> all(0, view.extent(0));
+            long long nan = 0, nonfinite = 0;
+            Kokkos::parallel_reduce("einrel::run/nan", all, NonFiniteCount<View>{view, true}, nan);
+            Kokkos::parallel_reduce("einrel::run/nonfinite", all, NonFiniteCount<View>{view, false}, nonfinite);
+            counts[2 * v] += nan;
+            counts[2 * v + 1] += nonfinite - nan;
+          }
+        },
+        *values[v]);
+  return counts;
 }
 
 // Bound for --check: partitioning changes only the order in which ⊕ combines terms, so the difference
@@ -268,6 +309,11 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   std::vector<long long> all(5 * static_cast<std::size_t>(comm.size()));
   complete(MPI_Igather(mine, 5, MPI_LONG_LONG, all.data(), 5, MPI_LONG_LONG, 0, comm.get(), &request), request,
            "MPI_Igather");
+  const std::vector<long long> nonfinite = nonfinite_counts(graph, result.values, comm.rank());
+  std::vector<long long> nonfinite_sum(nonfinite.size());
+  complete(MPI_Ireduce(nonfinite.data(), nonfinite_sum.data(), static_cast<int>(nonfinite.size()), MPI_LONG_LONG,
+                       MPI_SUM, 0, comm.get(), &request),
+           request, "MPI_Ireduce");
 
   RunReport report;
   report.graph = options.graph;
@@ -285,6 +331,9 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
     report.peak_allocated_bytes.push_back(static_cast<std::size_t>(x[4]));
     if (x[3] > 0) ++report.computing_ranks;
   }
+  for (VertexId v : graph.outputs())
+    if (nonfinite_sum[2 * v] + nonfinite_sum[2 * v + 1] > 0)
+      report.nonfinite_outputs.push_back({graph.vertex(v).name, nonfinite_sum[2 * v], nonfinite_sum[2 * v + 1]});
   for (VertexId v = 0; v < n; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;

@@ -66,6 +66,11 @@ std::string report_json(const RunReport& r) {
     << ",\n  \"input_seconds\": " << json_number(r.input_seconds)
     << ",\n  \"memory_seconds\": " << json_number(r.memory_seconds)
     << ",\n  \"ranks\": " << ranks_json(r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes)
+    << ",\n  \"nonfinite_outputs\": [";
+  for (std::size_t i = 0; i < r.nonfinite_outputs.size(); ++i)
+    j << (i ? ", " : "") << "{\"name\": " << json_string(r.nonfinite_outputs[i].name)
+      << ", \"nan\": " << r.nonfinite_outputs[i].nan << ", \"inf\": " << r.nonfinite_outputs[i].inf << "}";
+  j << "]"
     << ",\n  \"vertices\": [";
   for (std::size_t i = 0; i < r.vertices.size(); ++i) {
     const VertexReport& v = r.vertices[i];
@@ -143,6 +148,8 @@ void print_summary(const RunReport& r, std::ostream& out) {
   }
   out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
       << " s, memory: " << r.memory_seconds << " s), floats moved: " << r.floats_moved() << "\n";
+  for (const NonFiniteReport& n : r.nonfinite_outputs)
+    out << "  non-finite values: output " << n.name << " holds " << n.nan << " NaN and " << n.inf << " ±Inf\n";
   if (r.check_error)
     out << "  check: max relative error " << std::scientific << std::setprecision(2) << *r.check_error
         << " against the unpartitioned evaluation (tolerance " << *r.check_tolerance << ")\n";

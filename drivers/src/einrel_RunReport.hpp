@@ -33,6 +33,12 @@ struct VertexReport {
   bool deferred_reduction = false;  // partial results left to the reader's collectives (Schedule::deferred)
 };
 
+// An output holding non-finite values: its NaN and ±Inf element counts.
+struct NonFiniteReport {
+  std::string name;
+  long long nan = 0, inf = 0;
+};
+
 struct RunReport {
   std::string graph;
   int num_ranks = 1;
@@ -54,7 +60,8 @@ struct RunReport {
   double input_seconds = 0;          // reading (or generating) the inputs
   double memory_seconds = 0;         // taking and touching the evaluation's block memory (engine::warm_memory)
   std::vector<VertexReport> vertices;
-  std::optional<double> predicted_cost;  // none until a planner predicts one
+  std::vector<NonFiniteReport> nonfinite_outputs;  // outputs with NaN or ±Inf elements (IEEE results)
+  std::optional<double> predicted_cost;            // none until a planner predicts one
   // --check: the largest normwise relative difference from the unpartitioned evaluation, and its bound
   std::optional<double> check_error, check_tolerance;
 
