@@ -1,24 +1,108 @@
 #include <einrel_AtomicFile.hpp>
 #include <einrel_Error.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
 
 namespace einrel::io {
+namespace {
+
+// The temporary paths a signal handler removes: fixed storage, since a handler may not allocate. A slot is
+// claimed by its `used` flag and its path written before `live` is set.
+constexpr std::size_t slots = 16, max_path = 4096;
+struct Slot {
+  std::atomic<bool> used{false}, live{false};
+  char path[max_path];
+};
+std::array<Slot, slots> registry;
+
+int register_path(const std::string& path) {
+  if (path.size() >= max_path) return -1;
+  for (std::size_t i = 0; i < slots; ++i) {
+    bool expected = false;
+    if (!registry[i].used.compare_exchange_strong(expected, true)) continue;
+    std::memcpy(registry[i].path, path.c_str(), path.size() + 1);
+    registry[i].live.store(true);
+    return static_cast<int>(i);
+  }
+  return -1;  // more live files than slots: this one is not removed on a signal
+}
+
+void unregister_path(int slot) {
+  if (slot < 0) return;
+  registry[static_cast<std::size_t>(slot)].live.store(false);
+  registry[static_cast<std::size_t>(slot)].used.store(false);
+}
+
+extern "C" void remove_temporaries_and_die(int signal_number) {
+  for (Slot& s : registry)
+    if (s.live.load()) ::unlink(s.path);
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  std::string host(name);
+  for (char& c : host)
+    if (c == '-' || c == '/') c = '_';  // the name is split at its last '-'
+  return host;
+}
+
+constexpr const char* marker = ".einrel-tmp-";
+
+// Removes PATH.einrel-tmp-HOST-PID files left by processes of this host that are gone.
+void remove_stale(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = target.filename().string() + marker + host_name() + "-";
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    char* stop = nullptr;
+    const long pid = std::strtol(pid_text.c_str(), &stop, 10);
+    if (pid_text.empty() || *stop != '\0' || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
+}  // namespace
 
 AtomicFile::AtomicFile(std::string path)
-    : path_(std::move(path)), temporary_(path_ + ".einrel-tmp-" + std::to_string(::getpid())) {}
+    : path_(std::move(path)), temporary_(path_ + marker + host_name() + "-" + std::to_string(::getpid())) {
+  remove_stale(path_);
+  slot_ = register_path(temporary_);
+}
 
 AtomicFile::~AtomicFile() {
   if (!committed_) {
     std::error_code ignored;
     std::filesystem::remove(temporary_, ignored);
   }
+  unregister_path(slot_);
 }
 
 void AtomicFile::commit() {
+  if (const char* pause = std::getenv("EINREL_TEST_PAUSE_BEFORE_COMMIT"); pause && *pause)
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(pause)));
   std::error_code ec;
   std::filesystem::rename(temporary_, path_, ec);
   if (ec) throw Error("cannot create '" + path_ + "': " + ec.message());
@@ -30,6 +114,13 @@ void AtomicFile::write_text(const std::string& text) {
   out << text;
   out.flush();
   if (!out) throw Error("cannot write '" + path_ + "'");
+}
+
+void install_signal_cleanup() {
+  struct sigaction action {};
+  action.sa_handler = remove_temporaries_and_die;
+  sigemptyset(&action.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &action, nullptr);
 }
 
 }  // namespace einrel::io

@@ -7,6 +7,13 @@ namespace einrel::io {
 
 // Writes a file all-or-nothing: the content goes to a temporary file next to `path`, commit() renames it
 // onto `path`, and destruction without commit() removes it. Nothing appears at `path` on failure.
+//
+// The temporary name carries the writing job's identity: `PATH.einrel-tmp-HOST-PID` (the host and process
+// of the rank that owns the file). A run killed outright (SIGKILL) leaves it behind; the constructor removes
+// such files for the same PATH whose process is gone from this host (and keeps those of live processes or
+// other hosts). SIGINT, SIGTERM and SIGHUP remove the temporary files of the process before it dies
+// (install_signal_cleanup). The test-only variable EINREL_TEST_PAUSE_BEFORE_COMMIT=SECONDS sleeps before
+// the rename, so that tests can signal a run while its temporary file exists.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);
@@ -22,8 +29,14 @@ class AtomicFile {
 
  private:
   std::string path_, temporary_;
+  int slot_ = -1;  // in the registry the signal handler walks
   bool committed_ = false;
 };
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every temporary file of a live AtomicFile in
+// this process, then end it by the same signal (the default action), so that the exit status still says
+// which signal ended it. Idempotent.
+void install_signal_cleanup();
 
 }  // namespace einrel::io
 

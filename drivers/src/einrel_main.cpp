@@ -1,4 +1,5 @@
 // The `einrel` program: MPI first, then Kokkos, finalized in reverse.
+#include <einrel_AtomicFile.hpp>
 #include <einrel_Cli.hpp>
 #include <einrel_Launcher.hpp>
 
@@ -36,6 +37,8 @@ int main(int argc, char* argv[]) {
     args.push_back(disable_warnings);
   int nargs = static_cast<int>(args.size());
   args.push_back(nullptr);
+  // SIGINT, SIGTERM, SIGHUP (Ctrl-C, mpiexec forwarding a signal): no half-written output file stays behind.
+  einrel::io::install_signal_cleanup();
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(nargs, args.data());
