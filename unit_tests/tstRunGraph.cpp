@@ -230,6 +230,11 @@ TEST(RunGraph, InjectedFailuresAtEveryPhaseWriteNothing) {
     const std::string phase = spec.substr(spec.rfind(':') + 1);
     expect_failure_everywhere(options, "injected failure on rank " + last + " at " + phase, dir, 1);
   }
+  // every rank failing at once, in every phase: still one message on every rank, nothing written
+  for (const char* spec : {"all:A:read", "all:T:redistribute", "all:T:kernels", "all:T:reduce", "all:T:write"}) {
+    setenv("EINREL_TEST_INJECT_FAILURE", spec, 1);
+    expect_failure_everywhere(options, "injected failure on rank ", dir, 1);
+  }
   setenv("EINREL_TEST_INJECT_FAILURE", "0:A:sideways", 1);
   expect_failure_everywhere(options, "sideways", dir, 1);
   unsetenv("EINREL_TEST_INJECT_FAILURE");

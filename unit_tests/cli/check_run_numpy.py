@@ -6,7 +6,7 @@
   alternate between the two models), and the per-rank list equal to `einrel plan --ranks R`;
 - `--bind` of datasets inside groups; `--random` equal bit for bit to the documented generator (numpy) at
   every p;
-- the error contract: bad input files and a failure injected on the last rank in every phase end the run
+- the error contract: bad input files and a failure injected on the last rank, or on every rank, in every phase end the run
   with a non-zero exit, exactly one `einrel: error:` line in all, and no output or report file.
 With --transitions collectives: the cases only, every run forcing synthesized collectives wherever layouts
 are distributed types (the floats-moved bound is the point-to-point exchange's, so it is not checked), and
@@ -233,13 +233,15 @@ class Checker:
             f.write("input A f64[24,16]\ninput B f64[16,20]\nT = einsum(\"ij,jk->ik\", A, B)\nS = softmax(T)\n"
                     "output T, S\n")
         # Phase and the vertex it is injected at; at p = 8 every vertex moves data and reduces on R > 1.
-        for phase, vertex in (("read", "B"), ("redistribute", "T"), ("kernels", "T"), ("reduce", "T"),
-                              ("write", "S")):
-            spec = f"{R - 1}:{vertex}:{phase}"
-            p = self.einrel("run", "g.ein", "--random", "1", "--procs", "8", "--output", "out.h5", "--report",
-                            "r.json", cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})
-            self.expect_one_error(f"injected {spec}", d, ["g.ein"], p,
-                                  f"injected failure on rank {R - 1} at {phase}")
+        # on the last rank, then on every rank at once (still one line in all)
+        for who, rank in ((str(R - 1), f"on rank {R - 1}"), ("all", "on rank ")):
+            for phase, vertex in (("read", "B"), ("redistribute", "T"), ("kernels", "T"), ("reduce", "T"),
+                                  ("write", "S")):
+                spec = f"{who}:{vertex}:{phase}"
+                p = self.einrel("run", "g.ein", "--random", "1", "--procs", "8", "--output", "out.h5", "--report",
+                                "r.json", cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})
+                self.expect_one_error(f"injected {spec}", d, ["g.ein"], p, f"injected failure {rank}")
+                self.expect(f" at {phase} of '{vertex}'" in (p.stdout + p.stderr), f"injected {spec}: the phase named")
 
 
 def main():

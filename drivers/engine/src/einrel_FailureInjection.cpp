@@ -28,16 +28,24 @@ const char* phase_name(Phase phase) {
 
 FailureInjection parse_failure_injection(const std::string& text) {
   const auto first = text.find(':'), last = text.rfind(':');
-  const std::string expected = "RANK:VERTEX:PHASE with PHASE one of read, redistribute, kernels, reduce, write";
-  if (first == std::string::npos || first == last || first == 0 || last == first + 1)
-    throw Error("failure injection '" + text + "' is not " + expected);
+  auto malformed = [&] {
+    return Error("failure injection '" + text +
+                 "' is not RANK:VERTEX:PHASE with RANK a rank or 'all' and PHASE one of read, redistribute, "
+                 "kernels, reduce, write");
+  };
+  if (first == std::string::npos || first == last || first == 0 || last == first + 1) throw malformed();
   FailureInjection f;
-  try {
+  const std::string rank = text.substr(0, first);
+  if (rank == "all") {
+    f.rank = FailureInjection::every_rank;
+  } else {
     std::size_t used = 0;
-    f.rank = std::stoi(text.substr(0, first), &used);
-    if (used != first || f.rank < 0) throw Error("");
-  } catch (const std::exception&) {
-    throw Error("failure injection '" + text + "' is not " + expected);
+    try {
+      f.rank = std::stoi(rank, &used);
+    } catch (const std::exception&) {
+      throw malformed();
+    }
+    if (used != rank.size() || f.rank < 0) throw malformed();
   }
   f.vertex = text.substr(first + 1, last - first - 1);
   const std::string phase = text.substr(last + 1);
@@ -46,11 +54,12 @@ FailureInjection parse_failure_injection(const std::string& text) {
       f.phase = p;
       return f;
     }
-  throw Error("failure injection '" + text + "' is not " + expected);
+  throw malformed();
 }
 
 void inject(const std::optional<FailureInjection>& failure, int rank, const std::string& vertex, Phase phase) {
-  if (failure && failure->rank == rank && failure->vertex == vertex && failure->phase == phase)
+  if (failure && (failure->rank == rank || failure->rank == FailureInjection::every_rank) &&
+      failure->vertex == vertex && failure->phase == phase)
     throw Error("injected failure on rank " + std::to_string(rank) + " at " + phase_name(phase) + " of '" + vertex +
                 "' (EINREL_TEST_INJECT_FAILURE)");
 }

@@ -14,12 +14,14 @@ const char* phase_name(Phase phase);
 // Test-only (docs/engine.md): rank `rank` throws Error when it reaches `phase` of the vertex named `vertex`
 // (an input for read, an output for write), so that every phase's agreement on failure can be tested.
 struct FailureInjection {
+  static constexpr int every_rank = -1;  // RANK written `all`: every rank fails at once
   int rank = 0;
   std::string vertex;
   Phase phase = Phase::kernels;
 };
 
-// Parses "RANK:VERTEX:PHASE" (the EINREL_TEST_INJECT_FAILURE variable); throws Error when malformed.
+// Parses "RANK:VERTEX:PHASE" (the EINREL_TEST_INJECT_FAILURE variable; RANK may be `all`); throws Error
+// when malformed.
 FailureInjection parse_failure_injection(const std::string& text);
 
 // Throws Error("injected failure ...") when `failure` names this rank, vertex and phase.
