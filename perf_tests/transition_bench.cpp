@@ -7,7 +7,9 @@
 //   replicate  S = tanh(B) cut by rows, C = A·S with A's rows cut: every rank needs all of S (an allgather)
 //   transpose  S = tanh(B) cut by rows, T = -S cut by columns (an alltoall)
 // Per case: the medians and their ratio (point-to-point / auto), floats moved (all ranks), the dry run's
-// estimate of the busiest rank's peak memory under each policy, and the collectives `auto` chose.
+// estimate of the busiest rank's peak memory under each policy, and the collectives `auto` chose; then the
+// time outside the kernels under each policy against a peer outside einrel: MPI's own collective for the
+// same data on plain warm buffers (mpi_peer), with its bandwidth as a check on the peer.
 //   OMP_NUM_THREADS=1 mpiexec.mpich -n 2 build/perf_tests/einrel_transition_bench --mib 32 --reps 7
 #include <einrel_DryRun.hpp>
 #include <einrel_Engine.hpp>
@@ -100,34 +102,68 @@ struct Prepared {
       inputs[v] = std::move(d);
     }
   }
-  double run(const Communicator& comm, const Case& c) {
+  // The whole execution and its time outside the block kernels (redistributions and reductions), each the
+  // slowest rank's.
+  std::pair<double, double> run(const Communicator& comm, const Case& c) {
     MPI_Barrier(comm.get());
     const auto start = std::chrono::steady_clock::now();
-    engine::execute(Exec{}, exchange, c.graph, schedule, inputs);
-    return slowest(comm, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const auto result = engine::execute(Exec{}, exchange, c.graph, schedule, inputs);
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double moving = 0;
+    for (const engine::VertexMeasure& m : result.vertices) moving += m.seconds - m.kernel_seconds;
+    return {slowest(comm, total), slowest(comm, moving)};
   }
 };
 
-std::string collectives_of(const Case& c, const engine::Schedule& s) {
+std::string collectives_of(const engine::Schedule& s) {
   std::string text;
-  for (VertexId v = 0; v < c.graph.size(); ++v) {
-    const Vertex& vertex = c.graph.vertex(v);
-    for (std::size_t k = 0; k < vertex.inputs.size() && !vertex.is_input(); ++k)
-      if (!s.shared_operand(v, k) && s.transition(v, k).path == engine::TransitionPath::collectives)
-        text += (text.empty() ? "" : "; ") + redistribute::steps_text(*s.transition(v, k).plan);
-  }
+  s.for_each_collective_transition([&](VertexId, std::size_t, const engine::Transition& t) {
+    text += (text.empty() ? "" : "; ") + redistribute::steps_text(*t.plan);
+  });
   return text.empty() ? "-" : text;
 }
 
+// The peer outside einrel: MPI's own collective for the case's data movement on plain, warm buffers (the
+// slowest rank's time, median of `reps`), and the bytes a rank receives in it. deferred: MPI_Reduce_scatter_block
+// of the n×n partial into row slabs; replicate: MPI_Allgather of the row tiles; transpose: MPI_Alltoall of the
+// row tiles' column pieces.
+std::pair<double, double> mpi_peer(const Communicator& comm, const Case& c, int reps) {
+  const Bound shape = c.graph.vertex(*c.graph.find(c.name == "deferred" ? "C" : "S")).bound;
+  const int R = comm.size();
+  const int whole = static_cast<int>(shape[0] * shape[1]), tile = whole / R;
+  std::vector<double> send(static_cast<std::size_t>(whole), 0.5), receive(static_cast<std::size_t>(whole), 0.0);
+  auto call = [&] {
+    if (c.name == "deferred")
+      MPI_Reduce_scatter_block(send.data(), receive.data(), tile, MPI_DOUBLE, MPI_SUM, comm.get());
+    else if (c.name == "replicate")
+      MPI_Allgather(send.data(), tile, MPI_DOUBLE, receive.data(), tile, MPI_DOUBLE, comm.get());
+    else
+      MPI_Alltoall(send.data(), tile / R, MPI_DOUBLE, receive.data(), tile / R, MPI_DOUBLE, comm.get());
+  };
+  std::vector<double> times;
+  for (int r = 0; r <= reps; ++r) {
+    MPI_Barrier(comm.get());
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    const double t = slowest(comm, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (r > 0) times.push_back(t);  // the first call sets MPI up
+  }
+  const double received = c.name == "replicate" ? (whole - tile) * 8.0 : (tile - tile / R) * 8.0;
+  return {median(times), received};
+}
+
 void report(const Communicator& comm, const Case& c, int reps) {
-  std::vector<double> p2p_times, auto_times;
+  std::vector<double> p2p_times, auto_times, p2p_moving, auto_moving;
   Prepared p2p(comm, c, engine::TransitionPolicy::point_to_point),
       automatic(comm, c, engine::TransitionPolicy::automatic);
   p2p.run(comm, c), automatic.run(comm, c);  // warm-up
   for (int r = 0; r < reps; ++r) {
-    p2p_times.push_back(p2p.run(comm, c));
-    auto_times.push_back(automatic.run(comm, c));
+    const auto [tp, mp] = p2p.run(comm, c);
+    const auto [ta, ma] = automatic.run(comm, c);
+    p2p_times.push_back(tp), p2p_moving.push_back(mp);
+    auto_times.push_back(ta), auto_moving.push_back(ma);
   }
+  const auto [peer, peer_bytes] = mpi_peer(comm, c, reps);
   if (comm.rank() != 0) return;
   auto figures = [&](const engine::Schedule& s) {
     const engine::Traffic dry = engine::dry_run(c.graph, s);
@@ -141,7 +177,11 @@ void report(const Communicator& comm, const Case& c, int reps) {
   std::cout << std::left << std::setw(11) << c.name << std::right << std::fixed << std::setprecision(4) << std::setw(9)
             << tp << std::setw(9) << ta << std::setprecision(2) << std::setw(7) << tp / ta << std::setw(12) << p2p_moved
             << std::setw(12) << auto_moved << std::setw(12) << p2p_peak << std::setw(12) << auto_peak << "  "
-            << collectives_of(c, automatic.schedule) << "\n";
+            << collectives_of(automatic.schedule) << "\n"
+            << "           moving: p2p " << std::setprecision(4) << median(p2p_moving) << " s, auto "
+            << median(auto_moving) << " s; MPI peer " << peer << " s (" << std::setprecision(2)
+            << peer_bytes / peer / 1e9 << " GB/s received per rank), peer / auto " << peer / median(auto_moving)
+            << "\n";
 }
 
 }  // namespace

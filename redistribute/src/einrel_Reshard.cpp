@@ -54,6 +54,12 @@ std::string steps_text(const ReshardPlan& plan) {
   return text;
 }
 
+Extent group_size(const ReshardStep& step, const DeviceMesh& primes) {
+  Extent n = 1;
+  for (const std::string& a : step.axes) n *= primes.axis_size(a);
+  return n;
+}
+
 void advance(MeshState& state, const ReshardStep& step) {
   switch (step.op) {
     case Collective::allgather:

@@ -49,6 +49,9 @@ struct ReshardPlan {
   double synthesis_seconds = 0;
 };
 
+// The number of devices in each group of the step's collective: the product of its axes' sizes on `primes`.
+Extent group_size(const ReshardStep& step, const DeviceMesh& primes);
+
 // The type change of one step on `state` (allgather and alltoall bring their axes to the front first; allpermute
 // takes step.after); no data moves. The synthesizer's lowering, the MPI execution and reshard_volumes walk a
 // plan with it.

@@ -69,6 +69,18 @@ inline std::vector<Extent> with(std::vector<Extent> v, std::size_t i, Extent val
   return v;
 }
 
+// One of MPI's reductions: `blocking()` (returning its MPI error code), or `nonblocking(&request)` waited for
+// by einrel's yielding wait when ranks oversubscribe a node (ProcessMesh::blocking_reductions).
+template <class Blocking, class Nonblocking>
+void reduction(const ProcessMesh& mesh, Blocking&& blocking, Nonblocking&& nonblocking, const std::string& call) {
+  if (mesh.blocking_reductions()) {
+    check_mpi(blocking(), call);
+  } else {
+    MPI_Request request;
+    complete(nonblocking(&request), request, call);
+  }
+}
+
 // The group communicator of a collective step in `state` (allgather and alltoall first bring their axes to
 // the front of the source dimension), or nothing for a step without one (dynslice, allpermute). Collective
 // over mesh.comm() the first time a group is asked for.
@@ -97,8 +109,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
   for (const ReshardStep& step : plan.steps) {
     const Bound shape = tile.bound();
     compat::fence(exec, "einrel::reshard: before a collective");
-    Extent n = 1;
-    for (const std::string& a : step.axes) n *= mesh.primes().axis_size(a);
+    const Extent n = group_size(step, mesh.primes());
     const int parts = static_cast<int>(n);
     switch (step.op) {
       case Collective::allgather: {
@@ -169,15 +180,15 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         T out = T::uninitialized("einrel::reshard/tile", piece);
         const int count = mpi_count<Scalar>(num_elements(piece));
         const MPI_Op op = mpi_op(state.type().partial_op);
-        if (mesh.blocking_reductions()) {
-          check_mpi(MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get()),
-                    "MPI_Reduce_scatter_block");
-        } else {
-          MPI_Request request;
-          complete(
-              MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(), &request),
-              request, "MPI_Ireduce_scatter_block");
-        }
+        reduction(
+            mesh,
+            [&] {
+              return MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get());
+            },
+            [&](MPI_Request* r) {
+              return MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
+            },
+            "MPI_Reduce_scatter_block");
         tile = out;
         break;
       }
@@ -186,14 +197,12 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
         T out = T::uninitialized("einrel::reshard/tile", shape);  // the caller's tile is only read
         const int count = mpi_count<Scalar>(tile.size());
         const MPI_Op op = mpi_op(state.type().partial_op);
-        if (mesh.blocking_reductions()) {
-          check_mpi(MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()),
-                    "MPI_Allreduce");
-        } else {
-          MPI_Request request;
-          complete(MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), &request),
-                   request, "MPI_Iallreduce");
-        }
+        reduction(
+            mesh, [&] { return MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()); },
+            [&](MPI_Request* r) {
+              return MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
+            },
+            "MPI_Allreduce");
         tile = out;
         break;
       }

@@ -6,16 +6,6 @@
 
 namespace einrel::redistribute {
 
-namespace {
-
-Extent members(const ReshardStep& step, const DeviceMesh& primes) {
-  Extent n = 1;
-  for (const std::string& a : step.axes) n *= primes.axis_size(a);
-  return n;
-}
-
-}  // namespace
-
 ExchangeVolumes reshard_volumes(const ReshardPlan& plan) {
   MeshState state(plan.primes, prime_factored(plan.from, plan.mesh));
   const int R = state.ranks();
@@ -24,7 +14,7 @@ ExchangeVolumes reshard_volumes(const ReshardPlan& plan) {
     for (int r = 0; r < R; ++r) v.sent[r] += n, v.received[r] += n;
   };
   for (const ReshardStep& step : plan.steps) {
-    const Extent tile = local_size(state.type(), plan.primes), n = members(step, plan.primes);
+    const Extent tile = local_size(state.type(), plan.primes), n = group_size(step, plan.primes);
     switch (step.op) {
       case Collective::allgather:
         everyone((n - 1) * tile);

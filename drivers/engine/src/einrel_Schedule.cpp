@@ -199,7 +199,6 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
 void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
   TransitionChooser chooser(ranks_, policy_, model);
   deferred_.assign(graph.size(), false);
-  on_partials_.assign(graph.size(), false);
   transitions_.assign(graph.size(), {});
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v)
@@ -244,7 +243,6 @@ void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
     vertices_[v].emplace(vertex, partials);
     for (VertexId in : {P, Q, v}) deferred_[in] = true, layouts_[in] = partials;
     for (VertexId in : {P, Q}) to_reader[in] = chooser.choose(partials, partials, element);  // nothing moves
-    on_partials_[v] = true;
     to_reader[v] = std::move(combined);
   };
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -262,7 +260,7 @@ void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
         transitions_[v].push_back(
             chooser.choose(*layouts_[in], vs.operand_layout(k), dtype_bytes(graph.vertex(in).dtype)));
     }
-    if (vs.group_size() == 1 || kept_[v] || readers[v].size() != 1 || on_partials_[v]) continue;
+    if (vs.group_size() == 1 || kept_[v] || readers[v].size() != 1 || vs.on_partials()) continue;
     const auto [w, k] = readers[v][0];
     const BlockLayout& to = vertices_[w]->operand_layout(k);
     const std::size_t element = dtype_bytes(vertex.dtype);

@@ -47,6 +47,8 @@ class VertexSchedule {
   const redistribute::BlockLayout& output_layout() const { return *output_layout_; }
   // The ranks holding a partial result of output block g, increasing; the first is its owner.
   std::vector<int> contributors(Extent g) const;
+  // Whether the vertex runs on partial results (the second constructor).
+  bool on_partials() const { return partials_.has_value(); }
   // The output cut by d[l_z], block g on its contributors: where the partial results lie before reduction.
   redistribute::BlockLayout partial_layout() const;
   // The bounds of the operand blocks tuple t reads, in operand order: what its kernel call is resolved
@@ -107,7 +109,14 @@ class Schedule {
   // (on_partials), moves nothing, and one reduction in its reader's transition replaces two, when the model
   // says that is no slower (or the policy asks for collectives).
   bool deferred(VertexId v) const { return deferred_[v]; }
-  bool on_partials(VertexId v) const { return on_partials_[v]; }
+  bool on_partials(VertexId v) const { return vertices_[v] && vertices_[v]->on_partials(); }
+  // Calls f(v, k, transition) for every operand moved by collectives, in vertex and operand order.
+  template <class F>
+  void for_each_collective_transition(F&& f) const {
+    for (VertexId v = 0; v < transitions_.size(); ++v)
+      for (std::size_t k = 0; k < transitions_[v].size(); ++k)
+        if (transitions_[v][k] && transitions_[v][k]->path == TransitionPath::collectives) f(v, k, *transitions_[v][k]);
+  }
 
  private:
   // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
@@ -117,7 +126,7 @@ class Schedule {
   int ranks_;
   TransitionPolicy policy_;
   std::vector<int> uses_;
-  std::vector<bool> kept_, in_place_, deferred_, on_partials_;
+  std::vector<bool> kept_, in_place_, deferred_;
   std::vector<std::vector<std::optional<Transition>>> transitions_;
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;

@@ -54,8 +54,7 @@ bool moves(const ExchangeVolumes& v) {
 }
 
 double stages(const redistribute::ReshardStep& step, const redistribute::DeviceMesh& primes) {
-  Extent n = 1;
-  for (const std::string& a : step.axes) n *= primes.axis_size(a);
+  const Extent n = redistribute::group_size(step, primes);
   const double log_n = std::ceil(std::log2(static_cast<double>(n)));
   switch (step.op) {
     case Collective::allgather:

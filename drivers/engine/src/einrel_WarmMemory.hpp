@@ -185,23 +185,19 @@ template <class ExecutionSpace>
 void prepare_collectives(const ExecutionSpace& exec,
                          redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange, const Graph& graph,
                          const Schedule& schedule) {
-  std::set<std::pair<std::string, Dtype>> done;  // the sequences run, by their steps and types
-  for (VertexId v = 0; v < graph.size(); ++v)
-    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k) {
-      if (graph.vertex(v).is_input() || schedule.shared_operand(v, k) ||
-          schedule.transition(v, k).path != TransitionPath::collectives)
-        continue;
-      const redistribute::ReshardPlan& plan = *schedule.transition(v, k).plan;
-      redistribute::ProcessMesh& mesh = exchange.process_mesh(plan.mesh);
-      redistribute::prepare_reshard(mesh, plan);
-      const std::string key = str(plan.from, plan.mesh) + " -> " + str(plan.to, plan.mesh);
-      if (!done.emplace(key, graph.vertex(v).dtype).second) continue;
-      dispatch_dtype(graph.vertex(v).dtype, [&](auto scalar) {
-        using Block = Tensor<decltype(scalar), typename ExecutionSpace::memory_space>;
-        const Block tile("einrel::engine/warm", redistribute::local_shape(plan.from, plan.mesh));
-        for (int run = 0; run < 2; ++run) redistribute::execute_reshard(exec, mesh, plan, tile);
-      });
-    }
+  std::set<std::pair<std::string, Dtype>> done;  // the sequences run, by their types and dtype
+  schedule.for_each_collective_transition([&](VertexId v, std::size_t, const Transition& transition) {
+    const redistribute::ReshardPlan& plan = *transition.plan;
+    redistribute::ProcessMesh& mesh = exchange.process_mesh(plan.mesh);
+    redistribute::prepare_reshard(mesh, plan);
+    const std::string key = str(plan.from, plan.mesh) + " -> " + str(plan.to, plan.mesh);
+    if (!done.emplace(key, graph.vertex(v).dtype).second) return;
+    dispatch_dtype(graph.vertex(v).dtype, [&](auto scalar) {
+      using Block = Tensor<decltype(scalar), typename ExecutionSpace::memory_space>;
+      const Block tile("einrel::engine/warm", redistribute::local_shape(plan.from, plan.mesh));
+      for (int run = 0; run < 2; ++run) redistribute::execute_reshard(exec, mesh, plan, tile);
+    });
+  });
 }
 
 }  // namespace einrel::engine
