@@ -24,7 +24,20 @@ void prepend(std::vector<std::string>& list, const std::vector<std::string>& axe
 
 MeshState::MeshState(DeviceMesh primes, DistType type) : mesh_(std::move(primes)), type_(std::move(type)) {
   check_type(type_, mesh_);
-  for (int r = 0; r < mesh_.size(); ++r) coords_.push_back(mesh_.coordinates(r));
+  ranks_ = mesh_.size();
+  naxes_ = mesh_.axes().size();
+  reset_coordinates();
+}
+
+void MeshState::reset_coordinates() {
+  coords_.assign(static_cast<std::size_t>(ranks_) * naxes_, 0);
+  for (int r = 0; r < ranks_; ++r) {  // counts in mixed radix, axes minor first as DeviceMesh::coordinates
+    int rest = r;
+    for (std::size_t k = 0; k < naxes_; ++k) {
+      coords_[static_cast<std::size_t>(r) * naxes_ + k] = rest % mesh_.axes()[k].size;
+      rest /= mesh_.axes()[k].size;
+    }
+  }
 }
 
 std::size_t MeshState::axis(const std::string& name) const {
@@ -33,11 +46,38 @@ std::size_t MeshState::axis(const std::string& name) const {
   return *a;
 }
 
-std::vector<Extent> MeshState::placement(int rank) const {
-  std::vector<Extent> p = tile_offset(type_, mesh_, coords_[rank]);
-  p.push_back(position(rank, type_.partial));
+MeshState::Strides MeshState::strides(const std::vector<std::string>& axes, Extent first_stride) const {
+  Strides s;
+  Extent stride = first_stride;
+  for (const std::string& a : axes) {
+    s.axes.push_back(axis(a));
+    s.strides.push_back(stride);
+    stride *= mesh_.axes()[s.axes.back()].size;
+  }
+  return s;
+}
+
+MeshState::TileMap MeshState::tile_map(const DistType& type) const {
+  TileMap map;
+  for (const DistDim& d : type.dims) map.dims.push_back(strides(d.axes, tile_extent(d, mesh_)));
+  map.partial = strides(type.partial);
+  return map;
+}
+
+Extent MeshState::along(const Strides& s, int rank) const {
+  Extent value = 0;
+  for (std::size_t k = 0; k < s.axes.size(); ++k) value += s.strides[k] * coordinate(rank, s.axes[k]);
+  return value;
+}
+
+std::vector<Extent> MeshState::placement(const TileMap& map, int rank) const {
+  std::vector<Extent> p;
+  for (const Strides& d : map.dims) p.push_back(along(d, rank));
+  p.push_back(along(map.partial, rank));
   return p;
 }
+
+std::vector<Extent> MeshState::placement(int rank) const { return placement(tile_map(type_), rank); }
 
 void MeshState::bring_to_front(std::size_t dim, const std::vector<std::string>& axes) {
   std::vector<std::string>& list = type_.dims.at(dim).axes;
@@ -46,12 +86,12 @@ void MeshState::bring_to_front(std::size_t dim, const std::vector<std::string>& 
     if (std::find(axes.begin(), axes.end(), a) == axes.end()) order.push_back(a);
   if (order.size() != list.size()) throw Error("einrel::redistribute: axes that do not partition the dimension");
   // The tile index along dim in the old order, decomposed again in the new one.
-  for (std::vector<int>& c : coords_) {
-    Extent index = 0;
-    for (std::size_t k = list.size(); k-- > 0;) index = index * mesh_.axes()[axis(list[k])].size + c[axis(list[k])];
-    for (const std::string& a : order) {
-      const int size = mesh_.axes()[axis(a)].size;
-      c[axis(a)] = static_cast<int>(index % size);
+  const Strides old_order = strides(list), new_order = strides(order);
+  for (int r = 0; r < ranks_; ++r) {
+    Extent index = along(old_order, r);
+    for (std::size_t a : new_order.axes) {
+      const int size = mesh_.axes()[a].size;
+      coords_[static_cast<std::size_t>(r) * naxes_ + a] = static_cast<int>(index % size);
       index /= size;
     }
   }
@@ -60,17 +100,18 @@ void MeshState::bring_to_front(std::size_t dim, const std::vector<std::string>& 
 
 int MeshState::group_id(int rank, const std::vector<std::string>& axes) const {
   int id = 0;
-  for (std::size_t k = mesh_.axes().size(); k-- > 0;)
+  for (std::size_t k = naxes_; k-- > 0;)
     if (std::find(axes.begin(), axes.end(), mesh_.axes()[k].name) == axes.end())
-      id = id * mesh_.axes()[k].size + coords_[rank][k];
+      id = id * mesh_.axes()[k].size + coordinate(rank, k);
   return id;
 }
 
 std::vector<int> MeshState::group(int rank, const std::vector<std::string>& axes) const {
   const int id = group_id(rank, axes);
-  std::vector<std::pair<int, int>> members;  // (position, rank)
-  for (int r = 0; r < ranks(); ++r)
-    if (group_id(r, axes) == id) members.emplace_back(position(r, axes), r);
+  const Strides along_axes = strides(axes);
+  std::vector<std::pair<Extent, int>> members;  // (position, rank)
+  for (int r = 0; r < ranks_; ++r)
+    if (group_id(r, axes) == id) members.emplace_back(along(along_axes, r), r);
   std::sort(members.begin(), members.end());
   std::vector<int> out;
   for (const auto& m : members) out.push_back(m.second);
@@ -78,9 +119,7 @@ std::vector<int> MeshState::group(int rank, const std::vector<std::string>& axes
 }
 
 int MeshState::position(int rank, const std::vector<std::string>& axes) const {
-  int p = 0;
-  for (std::size_t k = axes.size(); k-- > 0;) p = p * mesh_.axes()[axis(axes[k])].size + coords_[rank][axis(axes[k])];
-  return p;
+  return static_cast<int>(along(strides(axes), rank));
 }
 
 void MeshState::allgather(std::size_t dim, const std::vector<std::string>& axes) {
@@ -112,22 +151,24 @@ void MeshState::permute_to(const DistType& target) {
   if (local_shape(target, mesh_) != local_shape(type_, mesh_))
     throw Error("einrel::redistribute: a permutation keeps the local shape");
   type_ = target;
-  for (int r = 0; r < ranks(); ++r) coords_[r] = mesh_.coordinates(r);
+  reset_coordinates();
 }
 
 std::vector<int> MeshState::permutation_sources(const DistType& target) const {
   const MeshState wanted(mesh_, target);
+  const TileMap have = tile_map(type_), want = wanted.tile_map(target);
   std::map<std::vector<Extent>, std::vector<int>> holders;  // placement -> ranks holding it, not needed by themselves
   std::vector<int> source(ranks(), -1);
   for (int r = 0; r < ranks(); ++r) {
-    if (placement(r) == wanted.placement(r))
+    std::vector<Extent> held = placement(have, r);
+    if (held == wanted.placement(want, r))
       source[r] = r;
     else
-      holders[placement(r)].push_back(r);
+      holders[std::move(held)].push_back(r);
   }
   for (int r = 0; r < ranks(); ++r) {
     if (source[r] >= 0) continue;
-    auto& from = holders[wanted.placement(r)];
+    auto& from = holders[wanted.placement(want, r)];
     if (from.empty()) throw Error("einrel::redistribute: no rank holds a tile the permutation needs");
     source[r] = from.front();
     from.erase(from.begin());
@@ -137,8 +178,12 @@ std::vector<int> MeshState::permutation_sources(const DistType& target) const {
 
 bool MeshState::holds(const DistType& target) const {
   const MeshState wanted(mesh_, target);
-  for (int r = 0; r < ranks(); ++r)
-    if (placement(r) != wanted.placement(r)) return false;
+  const TileMap have = tile_map(type_), want = wanted.tile_map(target);
+  for (int r = 0; r < ranks_; ++r) {
+    for (std::size_t d = 0; d < have.dims.size(); ++d)
+      if (along(have.dims[d], r) != wanted.along(want.dims[d], r)) return false;
+    if (along(have.partial, r) != wanted.along(want.partial, r)) return false;
+  }
   return true;
 }
 

@@ -22,7 +22,7 @@ class MeshState {
 
   const DeviceMesh& mesh() const { return mesh_; }
   const DistType& type() const { return type_; }
-  int ranks() const { return static_cast<int>(coords_.size()); }
+  int ranks() const { return ranks_; }
   // `rank`'s tile offsets, then its position along the pending reduction's axes (which summand it holds).
   std::vector<Extent> placement(int rank) const;
 
@@ -54,11 +54,32 @@ class MeshState {
   bool holds(const DistType& target) const;
 
  private:
+  // Axes resolved to their index in mesh_ and the product of the sizes of those before them in the list
+  // (with `first_stride` for the first): the per-rank loops do no name lookups.
+  struct Strides {
+    std::vector<std::size_t> axes;
+    std::vector<Extent> strides;
+  };
+  // Where a type puts each rank's tile: per dimension the tile extent's strides of its axes, then the
+  // pending reduction's axes.
+  struct TileMap {
+    std::vector<Strides> dims;
+    Strides partial;
+  };
   std::size_t axis(const std::string& name) const;
+  Strides strides(const std::vector<std::string>& axes, Extent first_stride = 1) const;
+  TileMap tile_map(const DistType& type) const;
+  std::vector<Extent> placement(const TileMap& map, int rank) const;
+  int coordinate(int rank, std::size_t axis) const { return coords_[static_cast<std::size_t>(rank) * naxes_ + axis]; }
+  Extent along(const Strides& s, int rank) const;
+  // Every rank at its own coordinates (the identity device map).
+  void reset_coordinates();
 
   DeviceMesh mesh_;
   DistType type_;
-  std::vector<std::vector<int>> coords_;  // per rank, per axis of mesh_
+  int ranks_ = 0;
+  std::size_t naxes_ = 0;
+  std::vector<int> coords_;  // rank-major: coords_[rank * naxes_ + axis of mesh_]
 };
 
 }  // namespace einrel::redistribute
