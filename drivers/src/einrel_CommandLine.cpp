@@ -1,0 +1,228 @@
+#include <einrel_Bound.hpp>
+#include <einrel_CommandLine.hpp>
+#include <einrel_Error.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace einrel {
+namespace {
+
+// Options of one subcommand: "--name value" or "--name=value", and positional arguments.
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+};
+
+// `known` options take a value, `flags` take none.
+ParsedArgs parse_args(const std::vector<std::string>& args, const std::vector<std::string>& known,
+                      const std::vector<std::string>& flags, const std::string& command) {
+  ParsedArgs parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) != 0 || a == "--") {
+      parsed.positional.push_back(a);
+      continue;
+    }
+    const auto eq = a.find('=');
+    const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const bool is_flag = std::find(flags.begin(), flags.end(), name) != flags.end();
+    if (!is_flag && std::find(known.begin(), known.end(), name) == known.end())
+      throw Error("unknown option '--" + name + "' for '" + command + "' (see einrel --help)");
+    if (parsed.options.count(name)) throw Error("option '--" + name + "' is given twice");
+    if (is_flag) {
+      if (eq != std::string::npos) throw Error("option '--" + name + "' takes no value");
+      parsed.options[name] = "1";
+    } else if (eq != std::string::npos) {
+      parsed.options[name] = a.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      parsed.options[name] = args[++i];
+    } else {
+      throw Error("option '--" + name + "' needs a value");
+    }
+    if (parsed.options[name].empty()) throw Error("option '--" + name + "' needs a non-empty value");
+  }
+  return parsed;
+}
+
+std::optional<std::string> option(const ParsedArgs& p, const std::string& name) {
+  auto it = p.options.find(name);
+  if (it == p.options.end()) return std::nullopt;
+  return it->second;
+}
+
+std::uint64_t parse_seed(const std::string& s) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s[0] == '-') throw Error("--random needs a non-negative integer seed, got '" + s + "'");
+  return value;
+}
+
+// The whole of `s` as a signed integer, or nothing.
+std::optional<long long> whole_integer(const std::string& s) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != s.size()) return std::nullopt;
+  return value;
+}
+
+std::int64_t parse_procs(const std::string& s) {
+  const auto value = whole_integer(s);
+  if (!value || !is_power_of_two(*value) || *value > (1LL << 40))
+    throw Error("--procs needs a power of two (1, 2, 4, ...), got '" + s + "'");
+  return *value;
+}
+
+// The one positional argument of `command`: the graph file.
+const std::string& graph_argument(const ParsedArgs& p, const std::string& command) {
+  if (p.positional.size() != 1)
+    throw Error(p.positional.empty() ? command + " needs a graph file: einrel " + command + " GRAPH ..."
+                                     : command + " takes one graph file, got " + std::to_string(p.positional.size()) +
+                                           " positional arguments");
+  return p.positional[0];
+}
+
+// A positive integer option (a count or a size in bytes).
+std::int64_t parse_positive(const std::string& s, const std::string& name) {
+  const auto value = whole_integer(s);
+  if (!value || *value < 1) throw Error("--" + name + " needs a positive integer, got '" + s + "'");
+  return *value;
+}
+
+// The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
+// --transitions.
+template <class Options>
+void read_planning_options(const ParsedArgs& p, Options& options) {
+  if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
+  if (auto planner = option(p, "planner")) options.planner = *planner;
+  if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
+  if (auto limit = option(p, "memory-limit"))
+    options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
+  if (auto transitions = option(p, "transitions")) options.transitions = engine::parse_transition_policy(*transitions);
+}
+
+// What `run` and `matrix-chain` share beyond planning: --random, --report, --check, --progress,
+// --comm-buffer-limit.
+void read_run_options(const ParsedArgs& p, RunOptions& options) {
+  read_planning_options(p, options);
+  if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
+  options.report = option(p, "report");
+  options.check = option(p, "check").has_value();
+  options.progress = option(p, "progress").has_value();
+  if (auto limit = option(p, "comm-buffer-limit"))
+    options.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+}
+
+RunOptions parse_run(const std::vector<std::string>& args) {
+  // --bind may repeat: each occurrence is parsed on its own.
+  std::vector<std::string> rest, binds;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--bind" && i + 1 < args.size()) {
+      binds.push_back(args[++i]);
+    } else if (args[i].rfind("--bind=", 0) == 0) {
+      binds.push_back(args[i].substr(7));
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  const ParsedArgs p = parse_args(rest,
+                                  {"input", "output", "report", "random", "procs", "planner", "cost-model",
+                                   "comm-buffer-limit", "memory-limit", "transitions"},
+                                  {"check", "progress", "bind"}, "run");
+  if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
+  RunOptions options;
+  options.graph = graph_argument(p, "run");
+  options.input = option(p, "input");
+  options.output = option(p, "output");
+  read_run_options(p, options);
+  options.bind = binds;
+  return options;
+}
+
+Dtype parse_dtype_option(const std::string& s) {
+  const auto dtype = parse_dtype(s);
+  if (!dtype) throw Error("--dtype is f32 or f64, got '" + s + "'");
+  return *dtype;
+}
+
+MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(args,
+                                  {"scale", "planner", "cost-model", "procs", "dtype", "random", "report",
+                                   "comm-buffer-limit", "memory-limit", "transitions"},
+                                  {"skewed", "check", "progress"}, "matrix-chain");
+  if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
+  const auto scale = option(p, "scale");
+  if (!scale) throw Error("matrix-chain needs --scale S");
+  MatrixChainOptions options;
+  options.scale = parse_positive(*scale, "scale");
+  options.skewed = option(p, "skewed").has_value();
+  if (auto dtype = option(p, "dtype")) options.dtype = parse_dtype_option(*dtype);
+  RunOptions& run = options.run;
+  run.graph = std::string("matrix-chain ") + (options.skewed ? "skewed" : "square") + " S=" + *scale;
+  run.random_seed = 1;  // --random overrides it
+  read_run_options(p, run);
+  return options;
+}
+
+PlanOptions parse_plan(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(
+      args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions"}, {}, "plan");
+  PlanOptions options;
+  options.graph = graph_argument(p, "plan");
+  read_planning_options(p, options);
+  if (auto format = option(p, "format")) options.format = *format;
+  if (auto ranks = option(p, "ranks")) {
+    const std::int64_t r = parse_positive(*ranks, "ranks");
+    if (r > (1 << 24)) throw Error("--ranks " + *ranks + " is more ranks than a dry run plans for (at most 16777216)");
+    options.ranks = static_cast<int>(r);
+  }
+  return options;
+}
+
+ReshardOptions parse_reshard(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(args, {"mesh", "from", "to", "dtype", "format", "reps"}, {"execute"}, "reshard");
+  if (!p.positional.empty()) throw Error("reshard takes no positional arguments, got '" + p.positional[0] + "'");
+  const auto required = [&](const std::string& name) {
+    const auto value = option(p, name);
+    if (!value) throw Error("reshard needs --" + name + " (einrel reshard --mesh M --from T1 --to T2)");
+    return *value;
+  };
+  ReshardOptions options;
+  options.mesh = required("mesh");
+  options.from = required("from");
+  options.to = required("to");
+  if (auto dtype = option(p, "dtype")) options.dtype = parse_dtype_option(*dtype);
+  if (auto format = option(p, "format")) options.format = *format;
+  options.execute = option(p, "execute").has_value();
+  if (auto reps = option(p, "reps")) {
+    if (!options.execute) throw Error("--reps counts the runs of --execute");
+    options.repetitions = static_cast<int>(std::min<std::int64_t>(parse_positive(*reps, "reps"), 1000));
+  }
+  return options;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(std::vector<std::string> args) {
+  if (args.empty()) throw Error("no command given (see einrel --help)");
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "run") return parse_run(args);
+  if (command == "plan") return parse_plan(args);
+  if (command == "matrix-chain") return parse_matrix_chain(args);
+  if (command == "reshard") return parse_reshard(args);
+  throw Error("unknown command '" + command + "' (available: run, plan, matrix-chain, reshard; see einrel --help)");
+}
+
+}  // namespace einrel

@@ -1,0 +1,116 @@
+// parse_command_line: every subcommand's options into its struct, and one-line errors for the rest.
+#include <einrel_CommandLine.hpp>
+#include <einrel_Error.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using einrel::CommandLine;
+using einrel::parse_command_line;
+
+template <class Options>
+Options parsed(std::vector<std::string> args) {
+  const CommandLine line = parse_command_line(std::move(args));
+  EXPECT_TRUE(std::holds_alternative<Options>(line));
+  return std::get<Options>(line);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  try {
+    parse_command_line(std::move(args));
+  } catch (const einrel::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(CommandLine, RunTakesEveryOption) {
+  const auto o = parsed<einrel::RunOptions>({"run",
+                                             "g.ein",
+                                             "--input",
+                                             "in.h5",
+                                             "--output=out.h5",
+                                             "--report",
+                                             "r.json",
+                                             "--random",
+                                             "7",
+                                             "--procs",
+                                             "8",
+                                             "--planner",
+                                             "sqrt",
+                                             "--cost-model",
+                                             "paper",
+                                             "--check",
+                                             "--progress",
+                                             "--comm-buffer-limit",
+                                             "4096",
+                                             "--memory-limit=1000000",
+                                             "--transitions",
+                                             "collectives",
+                                             "--bind",
+                                             "A=a.h5:/g/A",
+                                             "--bind=B=b.h5"});
+  EXPECT_EQ(o.graph, "g.ein");
+  EXPECT_EQ(o.input, "in.h5");
+  EXPECT_EQ(o.output, "out.h5");
+  EXPECT_EQ(o.report, "r.json");
+  EXPECT_EQ(o.random_seed, 7u);
+  EXPECT_EQ(o.procs, 8);
+  EXPECT_EQ(o.planner, "sqrt");
+  EXPECT_EQ(o.cost_model, einrel::partition::CostModel::paper);
+  EXPECT_TRUE(o.check);
+  EXPECT_TRUE(o.progress);
+  EXPECT_EQ(o.comm_buffer_limit, 4096u);
+  EXPECT_EQ(o.memory_limit, 1000000u);
+  EXPECT_EQ(o.transitions, einrel::engine::TransitionPolicy::collectives);
+  EXPECT_EQ(o.bind, (std::vector<std::string>{"A=a.h5:/g/A", "B=b.h5"}));
+}
+
+TEST(CommandLine, OtherSubcommands) {
+  const auto chain =
+      parsed<einrel::MatrixChainOptions>({"matrix-chain", "--scale", "100", "--skewed", "--dtype", "f32"});
+  EXPECT_EQ(chain.scale, 100);
+  EXPECT_TRUE(chain.skewed);
+  EXPECT_EQ(chain.dtype, einrel::Dtype::f32);
+  EXPECT_EQ(chain.run.random_seed, 1u);  // the default seed
+  const auto plan = parsed<einrel::PlanOptions>({"plan", "g.ein", "--ranks", "3", "--format", "json"});
+  EXPECT_EQ(plan.graph, "g.ein");
+  EXPECT_EQ(plan.ranks, 3);
+  EXPECT_EQ(plan.format, "json");
+  const auto reshard = parsed<einrel::ReshardOptions>(
+      {"reshard", "--mesh", "x=2", "--from", "[1{x}2]", "--to", "[2]", "--execute", "--reps", "3"});
+  EXPECT_EQ(reshard.mesh, "x=2");
+  EXPECT_EQ(reshard.from, "[1{x}2]");
+  EXPECT_EQ(reshard.to, "[2]");
+  EXPECT_TRUE(reshard.execute);
+  EXPECT_EQ(reshard.repetitions, 3);
+}
+
+TEST(CommandLine, ErrorsNameTheProblem) {
+  EXPECT_EQ(error_of({}), "no command given (see einrel --help)");
+  EXPECT_NE(error_of({"frobnicate"}).find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_NE(error_of({"run", "g.ein", "--frobnicate", "1"}).find("unknown option '--frobnicate' for 'run'"),
+            std::string::npos);
+  EXPECT_EQ(error_of({"run", "g.ein", "--procs", "12"}), "--procs needs a power of two (1, 2, 4, ...), got '12'");
+  EXPECT_EQ(error_of({"run", "g.ein", "--random", "-1"}), "--random needs a non-negative integer seed, got '-1'");
+  EXPECT_EQ(error_of({"run", "g.ein", "--check=yes"}), "option '--check' takes no value");
+  EXPECT_EQ(error_of({"run", "g.ein", "--output"}), "option '--output' needs a value");
+  EXPECT_EQ(error_of({"run", "g.ein", "--output="}), "option '--output' needs a non-empty value");
+  EXPECT_EQ(error_of({"run", "g.ein", "--report", "a", "--report", "b"}), "option '--report' is given twice");
+  EXPECT_EQ(error_of({"run", "g.ein", "--bind"}), "option '--bind' needs a value NAME=FILE.h5:/dataset");
+  EXPECT_EQ(error_of({"run"}), "run needs a graph file: einrel run GRAPH ...");
+  EXPECT_EQ(error_of({"plan", "a.ein", "b.ein"}), "plan takes one graph file, got 2 positional arguments");
+  EXPECT_EQ(error_of({"plan", "g.ein", "--ranks", "0"}), "--ranks needs a positive integer, got '0'");
+  EXPECT_EQ(error_of({"matrix-chain"}), "matrix-chain needs --scale S");
+  EXPECT_EQ(error_of({"matrix-chain", "--scale", "9", "--dtype", "i8"}), "--dtype is f32 or f64, got 'i8'");
+  EXPECT_EQ(error_of({"reshard", "--mesh", "x=2", "--from", "[2]"}),
+            "reshard needs --to (einrel reshard --mesh M --from T1 --to T2)");
+  EXPECT_EQ(error_of({"reshard", "--mesh", "x=2", "--from", "[2]", "--to", "[2]", "--reps", "2"}),
+            "--reps counts the runs of --execute");
+  // Numbers beyond 64 bits are malformed values, not crashes.
+  EXPECT_EQ(error_of({"run", "g.ein", "--memory-limit", "99999999999999999999999"}),
+            "--memory-limit needs a positive integer, got '99999999999999999999999'");
+}
+
+}  // namespace
