@@ -262,7 +262,8 @@ Extent reference_optimum(const DeviceMesh& primes, const DistType& from, const D
   };
   relax(key(from), 0);
   while (!queue.empty()) {
-    const auto [c, k] = *queue.begin();
+    const Extent c = queue.begin()->first;  // not a structured binding: the lambdas below capture it
+    const Key k = queue.begin()->second;
     queue.erase(queue.begin());
     if (k == key(to)) return c;
     const DistType t = type_of(k);

@@ -93,7 +93,9 @@ std::vector<WeakPath> weak_paths(const std::vector<Extent>& global, const WeakTy
   queue.emplace(0, 0, 0);
   std::vector<WeakPath> out;
   while (!queue.empty() && out.size() < paths) {
-    const auto [cost, steps, index] = queue.top();
+    // Named copies, not structured bindings: C++17 lambdas (clang) cannot capture those.
+    const Extent cost = std::get<0>(queue.top()), steps = std::get<1>(queue.top());
+    const std::size_t index = std::get<2>(queue.top());
     queue.pop();
     const WeakType t = labels[index].type;
     int& times = settled[t];
