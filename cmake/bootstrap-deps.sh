@@ -7,8 +7,15 @@
 # Debian's libtrilinos-* binaries are not used: their Kokkos is Serial-only and their Teuchos links
 # Open MPI (DESIGN.md §8).
 #
+# Backends (`--backend NAME`, default openmp), each in its own prefix with its own version stamp:
+#   openmp  Kokkos OpenMP + Serial, Kokkos Kernels and Teuchos, built with g++: the normal build.
+#   serial  Kokkos Serial and Kokkos Kernels built with clang-14 (plus clang-14 and its sanitizer and
+#           libFuzzer runtimes from Debian) for the sanitizer and fuzzing build; Teuchos is host code with
+#           no Kokkos in it and is taken from the openmp prefix, which this backend sets up first.
+#
 # Idempotent: when everything is in place it only checks and returns in seconds.
-# Prints the prefix on the last line of standard output (`bootstrap-deps.sh --print-prefix` prints only it).
+# Prints the CMAKE_PREFIX_PATH to build against on the last line of standard output (one prefix, or for
+# serial "SERIAL;OPENMP"); `bootstrap-deps.sh [--backend NAME] --print-prefix` prints only it.
 #
 # Environment:
 #   EINREL_DEPS_ROOT   where stamped prefixes live         (default /opt/einrel-deps)
@@ -16,8 +23,24 @@
 #   EINREL_DEPS_JOBS   parallel build jobs                  (default: nproc)
 set -euo pipefail
 
-# Bump when any build option below changes: a new stamp means a new prefix.
-readonly STAMP="trilinos-13.2.0-4_kokkos-omp-serial_kk-blas-batched_teuchos-mpich_v1"
+backend=openmp
+print_prefix=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+  --backend) backend=${2:-}; shift 2 || shift ;;
+  --backend=*) backend=${1#--backend=}; shift ;;
+  --print-prefix) print_prefix=1; shift ;;
+  *) echo "usage: bash cmake/bootstrap-deps.sh [--backend openmp|serial] [--print-prefix]" >&2; exit 2 ;;
+  esac
+done
+
+# Bump a stamp when any build option of its backend changes: a new stamp means a new prefix.
+case "$backend" in
+openmp) STAMP="trilinos-13.2.0-4_kokkos-omp-serial_kk-blas-batched_teuchos-mpich_v1" ;;
+serial) STAMP="trilinos-13.2.0-4_kokkos-serial_kk-blas-batched_clang14_v1" ;;
+*) echo "[einrel-deps] error: unknown backend '${backend}' (openmp or serial)" >&2; exit 2 ;;
+esac
+readonly STAMP backend
 readonly DEPS_ROOT="${EINREL_DEPS_ROOT:-/opt/einrel-deps}"
 readonly PREFIX="${DEPS_ROOT}/${STAMP}"
 readonly CACHE="${EINREL_DEPS_CACHE:-/var/cache/einrel-deps}"
@@ -30,9 +53,20 @@ readonly APT_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-h5py graphviz clang-format
 )
+# The sanitizer and fuzzing build: clang, its AddressSanitizer/UBSan/libFuzzer runtimes and the symbolizer.
+readonly SERIAL_APT_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
 
-if [[ "${1:-}" == "--print-prefix" ]]; then
-  echo "${PREFIX}"
+# What the build should use as CMAKE_PREFIX_PATH.
+prefix_path() {
+  if [[ $backend == serial ]]; then
+    echo "${PREFIX};$(bash "${BASH_SOURCE[0]}" --backend openmp --print-prefix)"
+  else
+    echo "${PREFIX}"
+  fi
+}
+
+if [[ $print_prefix == 1 ]]; then
+  prefix_path
   exit 0
 fi
 
@@ -47,8 +81,9 @@ require_root() {
 }
 
 missing_apt_packages() {
-  local p status
-  for p in "${APT_PACKAGES[@]}"; do
+  local p status packages=("${APT_PACKAGES[@]}")
+  [[ $backend == serial ]] && packages+=("${SERIAL_APT_PACKAGES[@]}")
+  for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     [[ "$status" == "install ok installed" ]] || echo "$p"
   done
@@ -66,7 +101,7 @@ install_apt_packages() {
   local missing
   mapfile -t missing < <(missing_apt_packages)
   if [[ ${#missing[@]} -eq 0 ]]; then
-    say "Debian packages: all ${#APT_PACKAGES[@]} present"
+    say "Debian packages: all present"
     return
   fi
   require_root "installing Debian packages (${missing[*]})"
@@ -148,30 +183,42 @@ build_step() {
   say "${name}: done in $((SECONDS - t0)) s"
 }
 
-build_trilinos_parts() {
-  local src=$1
+openblas_library() {
   local blas=/usr/lib/x86_64-linux-gnu/libopenblas.so
   [[ -e "$blas" ]] || blas=$(find /usr/lib -name 'libopenblas.so' | head -n 1)
   [[ -n "$blas" ]] || die "libopenblas.so not found (is libopenblas-dev installed?)"
+  echo "$blas"
+}
 
-  build_step kokkos "${src}/packages/kokkos" \
-    -DCMAKE_CXX_COMPILER=g++ \
-    -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
-
-  # Explicit instantiation only for the most common combination; everything else is instantiated
-  # from headers where einrel uses it.
+# build_kokkos_kernels SOURCE COMPILER EXECSPACE: Kokkos Kernels' BLAS and BATCHED on the prefix's Kokkos.
+# Explicit instantiation only for the most common combination (double, LayoutLeft, EXECSPACE); everything
+# else is instantiated from headers where einrel uses it.
+build_kokkos_kernels() {
+  local src=$1 compiler=$2 execspace=$3 blas
+  blas=$(openblas_library)
+  local on_openmp=OFF on_serial=OFF
+  [[ $execspace == OPENMP ]] && on_openmp=ON
+  [[ $execspace == SERIAL ]] && on_serial=ON
   build_step kokkos-kernels "${src}/packages/kokkos-kernels" \
-    -DCMAKE_CXX_COMPILER=g++ -DKokkos_ROOT="$PREFIX" \
+    -DCMAKE_CXX_COMPILER="$compiler" -DKokkos_ROOT="$PREFIX" \
     -DKokkosKernels_ENABLED_COMPONENTS="BLAS;BATCHED" \
     -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF \
     -DKokkosKernels_INST_DOUBLE=ON -DKokkosKernels_INST_FLOAT=OFF \
     -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
     -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
-    -DKokkosKernels_INST_EXECSPACE_OPENMP=ON -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF \
+    -DKokkosKernels_INST_EXECSPACE_OPENMP=$on_openmp -DKokkosKernels_INST_EXECSPACE_SERIAL=$on_serial \
     -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
     -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
     -DKokkosKernels_ENABLE_TPL_BLAS=ON -DBLAS_LIBRARIES=openblas -DBLAS_LIBRARY_DIRS="$(dirname "$blas")"
+}
 
+build_openmp_parts() {
+  local src=$1 blas
+  blas=$(openblas_library)
+  build_step kokkos "${src}/packages/kokkos" \
+    -DCMAKE_CXX_COMPILER=g++ \
+    -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
+  build_kokkos_kernels "$src" g++ OPENMP
   build_step teuchos "$src" \
     -DCMAKE_C_COMPILER=mpicc.mpich -DCMAKE_CXX_COMPILER=mpicxx.mpich \
     -DTPL_ENABLE_MPI=ON -DMPI_EXEC=mpiexec.mpich -DMPI_BASE_DIR=/usr \
@@ -182,11 +229,22 @@ build_trilinos_parts() {
     -DTPL_BLAS_LIBRARIES="$blas" -DTPL_LAPACK_LIBRARIES="$blas"
 }
 
+build_serial_parts() {
+  local src=$1
+  build_step kokkos "${src}/packages/kokkos" \
+    -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
+  build_kokkos_kernels "$src" clang++-14 SERIAL
+}
+
 main() {
   local t0=$SECONDS
+  if [[ $backend == serial ]]; then
+    bash "${BASH_SOURCE[0]}" --backend openmp >/dev/null  # Teuchos
+  fi
   if [[ -f "${PREFIX}/.einrel-complete" && -z "$(missing_apt_packages)" ]]; then
     say "up to date (${PREFIX})"
-    echo "$PREFIX"
+    prefix_path
     return
   fi
   [[ -f /etc/debian_version ]] || die "this bootstrap is for Debian 12; on other systems install the packages listed in README.md yourself"
@@ -196,11 +254,11 @@ main() {
     mkdir -p "$PREFIX" 2>/dev/null || require_root "creating ${PREFIX}"
     local src
     src=$(fetch_trilinos_source)
-    build_trilinos_parts "$src"
+    "build_${backend}_parts" "$src"
     touch "${PREFIX}/.einrel-complete"
   fi
   say "ready in $((SECONDS - t0)) s (${PREFIX})"
-  echo "$PREFIX"
+  prefix_path
 }
 
-main "$@"
+main

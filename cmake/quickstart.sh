@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The README's two commands on a fresh Debian 12 machine (as root):
 #   bash cmake/quickstart.sh demo   set up, build, and run the demo graph on 2 MPI ranks
-#   bash cmake/quickstart.sh test   set up, build, and run the whole test suite through ctest
+#   bash cmake/quickstart.sh test   set up, build, and run the whole test suite through ctest; then the
+#                                   sanitizer build (clang-14, AddressSanitizer + UBSan + leak checks,
+#                                   Serial backend, fuzz targets) and its tests: unit tests at 1 and 3
+#                                   ranks, short fuzz runs, mutated graphs through the program
 # Set-up is cmake/bootstrap-deps.sh (seconds when already done). The build goes to $EINREL_BUILD_DIR
-# (default: build/ in the source tree).
+# (default: build/ in the source tree), the sanitizer build to $EINREL_SANITIZER_BUILD_DIR (default:
+# build-sanitize/); EINREL_SKIP_SANITIZERS=1 leaves the sanitizer build out.
 set -euo pipefail
 
 mode=${1:-}
@@ -33,7 +37,25 @@ if [[ $mode == demo ]]; then
   echo "[einrel] demo: mpiexec.mpich -n 2 einrel run drivers/examples/matmul.ein --random 1"
   mpiexec.mpich -n 2 "${build}/drivers/einrel" run "${root}/drivers/examples/matmul.ein" --random 1 \
     --output "${build}/demo-output.h5" --report "${build}/demo-report.json"
-else
-  echo "[einrel] testing: ctest --test-dir ${build}"
-  ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
+  exit 0
 fi
+
+status=0
+echo "[einrel] testing: ctest --test-dir ${build}"
+ctest --test-dir "$build" --output-on-failure --parallel "$jobs" || status=1
+if [[ "${EINREL_SKIP_SANITIZERS:-0}" != 1 ]]; then
+  sanitize=${EINREL_SANITIZER_BUILD_DIR:-${root}/build-sanitize}
+  sanitize_prefix=$(bash "${root}/cmake/bootstrap-deps.sh" --backend serial | tail -n 1)
+  echo "[einrel] configuring the sanitizer build ${sanitize} (clang-14, ASan + UBSan, Serial, fuzz targets)"
+  cmake -S "$root" -B "$sanitize" -DCMAKE_PREFIX_PATH="$sanitize_prefix" -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DEINREL_ENABLE_TESTS=ON \
+    -DEINREL_ENABLE_SANITIZERS=ON -DEINREL_ENABLE_FUZZING=ON -DEINREL_WARNINGS_AS_ERRORS=ON \
+    >"${sanitize}.configure.log" 2>&1 || { cat "${sanitize}.configure.log"; exit 1; }
+  echo "[einrel] building the sanitizer build with ${jobs} jobs"
+  cmake --build "$sanitize" --parallel "$jobs"
+  # Unit tests at 1 and 3 ranks (no rank label: one process), fuzzing, hostile input.
+  echo "[einrel] testing the sanitizer build: ctest --test-dir ${sanitize} -L '^(unit|fuzz|hostile)\$' -LE '^np[^13]\$'"
+  ctest --test-dir "$sanitize" --output-on-failure --parallel "$jobs" -L '^(unit|fuzz|hostile)$' -LE '^np[^13]$' ||
+    status=1
+fi
+exit $status

@@ -224,6 +224,36 @@ class Checker:
                     f[k] = v
             p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json", cwd=d)
             self.expect_one_error(f"{name} input", d, ["g.ein", "in.h5"], p, expected)
+        self.damaged_inputs(graph)
+
+    def damaged_inputs(self, graph):
+        """Damaged files: one error line naming the file, on every rank count."""
+        d = os.path.join(self.args.work_dir, "damaged")
+        os.makedirs(d)
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            f.write(graph)
+        path = os.path.join(d, "in.h5")
+        with h5py.File(path, "w") as f:
+            f.create_dataset("A", data=np.arange(37 * 23.0).reshape(37, 23), chunks=(8, 8), compression="gzip")
+            f["B"] = np.ones((23, 29))
+            chunk = f["A"].id.get_chunk_info(0).byte_offset
+        whole = open(path, "rb").read()
+        flipped = bytearray(whole)
+        for i in range(96, 800, 7):  # object headers and the B-tree
+            flipped[i] ^= 0x5A
+        bad_chunk = bytearray(whole)
+        for i in range(chunk + 4, chunk + 40):  # inside A's first compressed chunk
+            bad_chunk[i] ^= 0xA5
+        damaged = [("truncated", whole[:len(whole) // 2], "is not a readable HDF5 file"),
+                   ("not HDF5", b"not an hdf5 file\n" * 10, "is not a readable HDF5 file"),
+                   ("empty", b"", "is not a readable HDF5 file"),
+                   ("flipped metadata", bytes(flipped), "in.h5"),
+                   ("corrupt chunk", bytes(bad_chunk), "reading dataset 'A' failed")]
+        for name, data, expected in damaged:
+            with open(path, "wb") as f:
+                f.write(data)
+            p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json", cwd=d)
+            self.expect_one_error(f"{name} input file", d, ["g.ein", "in.h5"], p, expected)
 
     def injected_failures(self):
         R = self.args.ranks
