@@ -4,7 +4,9 @@
 // each rank fills its source tile with a function of the global index and checks every element of its
 // target tile. Every rank draws the same cases from one seed.
 #include <einrel_DistributedTensorRelation.hpp>
+#include <einrel_Error.hpp>
 #include <einrel_ReshardExecution.hpp>
+#include <einrel_TestHelpers.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -99,6 +101,32 @@ void check_random_reshards(int cases_per_mesh, bool partial) {
 }
 
 TEST(TEST_CATEGORY, ReshardRandomTypesOnEveryMesh) { check_random_reshards<double>(12, false); }
+
+// A failure on one rank at any step of a sequence (allgather then dynslice, so also after a step's MPI call
+// ran) is the same Error on every rank, and the communicators stay usable: the same plan then runs.
+TEST(TEST_CATEGORY, AFailedStepIsEveryRanksError) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size();
+  const std::string n = std::to_string(2 * R);
+  const DeviceMesh mesh = DeviceMesh::parse("x=" + std::to_string(R));
+  const DistType from = parse_dist_type("[2{x}" + n + "," + n + "]", mesh, "from");
+  const DistType to = parse_dist_type("[" + n + ",2{x}" + n + "]", mesh, "to");
+  const ReshardPlan plan = naive_reshard(mesh, from, to);
+  ASSERT_EQ(plan.steps.size(), R > 1 ? 2u : 0u);
+  ProcessMesh process_mesh(comm, mesh);
+  const auto source =
+      tensor_from_host<TEST_MEMSPACE>("source", local_shape(from, mesh), tile_values<double>(from, mesh, comm.rank()));
+  for (std::size_t failing = 0; failing < plan.steps.size(); ++failing) {
+    const std::string message = test::error_of([&] {
+      execute_reshard(TEST_EXECSPACE{}, process_mesh, plan, source, [&](std::size_t step) {
+        if (step == failing && comm.rank() == R - 1) throw Error("failed at step " + std::to_string(step));
+      });
+    });
+    EXPECT_EQ(message, "failed at step " + std::to_string(failing));
+  }
+  EXPECT_EQ(tensor_to_host(execute_reshard(TEST_EXECSPACE{}, process_mesh, plan, source)),
+            tile_values<double>(to, mesh, comm.rank()));
+}
 TEST(TEST_CATEGORY, ReshardSettlesPendingReductions) { check_random_reshards<float>(8, true); }
 
 }  // namespace

@@ -13,11 +13,16 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace einrel::redistribute {
+
+// Called on every rank with a step's index as execute_reshard starts the step.
+using StepHook = std::function<void(std::size_t)>;
 
 namespace detail {
 
@@ -101,136 +106,162 @@ inline const MeshGroup* step_group(ProcessMesh& mesh, MeshState& state, const Re
 // The steps of `plan` on this rank's tile, memory the host can read (MPI reads and writes it).
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
-                                      Tensor<Scalar, MemorySpace> tile) {
+                                      Tensor<Scalar, MemorySpace> tile, const StepHook& before_step) {
   using T = Tensor<Scalar, MemorySpace>;
   const MPI_Datatype type = mpi_datatype<Scalar>();
   MeshState state(mesh.primes(), prime_factored(plan.from, plan.mesh));
   const int me = mesh.comm().rank();
-  for (const ReshardStep& step : plan.steps) {
-    const Bound shape = tile.bound();
-    compat::fence(exec, "einrel::reshard: before a collective");
-    const Extent n = group_size(step, mesh.primes());
-    const int parts = static_cast<int>(n);
-    switch (step.op) {
-      case Collective::allgather: {
-        const std::size_t i = step.dims[0];
-        const MeshGroup& g = *step_group(mesh, state, step);
-        T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
-        // gathered straight into place when the tiles are slabs of the result in rank order
-        const bool direct = contiguous_slabs(shape, i) && in_position_order(g);
-        const T gathered =
-            direct ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
-        MPI_Request request;
-        complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
-                                mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
-                 request, "MPI_Iallgather");
-        for (int k = 0; k < parts && !direct; ++k)
-          einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
-                           with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
-        tile = out;
-        break;
-      }
-      case Collective::dynslice: {
-        const std::size_t i = step.dims[0];
-        const Bound piece = with(shape, i, shape[i] / n);
-        T out = T::uninitialized("einrel::reshard/tile", piece);
-        einrel::copy_box(exec, tile,
-                         with(std::vector<Extent>(shape.size(), 0), i, state.position(me, step.axes) * piece[i]), out,
-                         std::vector<Extent>(shape.size(), 0), piece);
-        tile = out;
-        break;
-      }
-      case Collective::alltoall: {
-        const std::size_t i = step.dims[0], j = step.dims[1];
-        const MeshGroup& g = *step_group(mesh, state, step);
-        const Bound piece = with(shape, j, shape[j] / n);
-        T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
-        // sent from and received into place when the pieces are slabs in rank order
-        const bool direct_send = contiguous_slabs(shape, j) && in_position_order(g);
-        const bool direct_receive = contiguous_slabs(out.bound(), i) && in_position_order(g);
-        const T send =
-            direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
-        const T receive = direct_receive ? T(Bound{out.size()}, out.view())
-                                         : T::uninitialized("einrel::reshard/receive", {tile.size()});
-        for (int k = 0; k < parts && !direct_send; ++k)  // to the member at position p: piece p along j
-          einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
-                           slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
-        compat::fence(exec, "einrel::reshard: packed");
-        MPI_Request request;
-        complete(MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
-                               mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
-                 request, "MPI_Ialltoall");
-        for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
-          einrel::copy_box(exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
-                           with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
-        tile = out;
-        break;
-      }
-      case Collective::reducescatter: {
-        const std::size_t i = step.dims[0];
-        const MeshGroup& g = *step_group(mesh, state, step);
-        const Bound piece = with(shape, i, shape[i] / n);
-        const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
-        const T send =
-            direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
-        for (int k = 0; k < parts && !direct_send; ++k)
-          einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
-                           slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
-        compat::fence(exec, "einrel::reshard: packed");
-        T out = T::uninitialized("einrel::reshard/tile", piece);
-        const int count = mpi_count<Scalar>(num_elements(piece));
-        const MPI_Op op = mpi_op(state.type().partial_op);
-        reduction(
-            mesh,
-            [&] {
-              return MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get());
-            },
-            [&](MPI_Request* r) {
-              return MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
-            },
-            "MPI_Reduce_scatter_block");
-        tile = out;
-        break;
-      }
-      case Collective::allreduce: {
-        const MeshGroup& g = *step_group(mesh, state, step);
-        T out = T::uninitialized("einrel::reshard/tile", shape);  // the caller's tile is only read
-        const int count = mpi_count<Scalar>(tile.size());
-        const MPI_Op op = mpi_op(state.type().partial_op);
-        reduction(
-            mesh, [&] { return MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()); },
-            [&](MPI_Request* r) {
-              return MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
-            },
-            "MPI_Allreduce");
-        tile = out;
-        break;
-      }
-      case Collective::allpermute: {
-        const std::vector<int> source = state.permutation_sources(step.after);
-        int dest = me;
-        for (int r = 0; r < state.ranks(); ++r)
-          if (source[r] == me && r != me) dest = r;
-        if (source[me] != me) {
-          T out = T::uninitialized("einrel::reshard/tile", shape);
-          std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
-          check_mpi(MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0, mesh.comm().get(),
-                              &requests[0]),
-                    "MPI_Irecv");
-          if (dest != me)
-            check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(),
-                                &requests[1]),
-                      "MPI_Isend");
-          wait_all(requests, "MPI_Irecv/MPI_Isend");
+  for (std::size_t index = 0; index < plan.steps.size(); ++index) {
+    const ReshardStep& step = plan.steps[index];
+    // Each step agrees on failure once its buffers are allocated and before its first MPI call (ready()):
+    // a rank that fails preparing it (an allocation, the hook) makes every rank throw its message there,
+    // instead of leaving the others in a collective it will never enter.
+    // The step's group first: creating its communicator (unless prepare_reshard did) is collective over the
+    // mesh, so every rank gets there before anything that may fail.
+    const MeshGroup* const group = step_group(mesh, state, step);
+    bool agreed = false;
+    auto ready = [&] {
+      agreed = true;  // set first: a failure elsewhere throws from this very agreement
+      agree_on_failure(mesh.comm(), std::nullopt);
+    };
+    try {
+      if (before_step) before_step(index);
+      const Bound shape = tile.bound();
+      compat::fence(exec, "einrel::reshard: before a collective");
+      const Extent n = group_size(step, mesh.primes());
+      const int parts = static_cast<int>(n);
+      switch (step.op) {
+        case Collective::allgather: {
+          const std::size_t i = step.dims[0];
+          const MeshGroup& g = *group;
+          T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
+          // gathered straight into place when the tiles are slabs of the result in rank order
+          const bool direct = contiguous_slabs(shape, i) && in_position_order(g);
+          const T gathered = direct ? T(Bound{out.size()}, out.view())
+                                    : T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
+          ready();
+          MPI_Request request;
+          complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
+                                  mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
+                   request, "MPI_Iallgather");
+          for (int k = 0; k < parts && !direct; ++k)
+            einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
+                             with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
           tile = out;
-        } else if (dest != me) {
+          break;
+        }
+        case Collective::dynslice: {
+          const std::size_t i = step.dims[0];
+          const Bound piece = with(shape, i, shape[i] / n);
+          T out = T::uninitialized("einrel::reshard/tile", piece);
+          einrel::copy_box(exec, tile,
+                           with(std::vector<Extent>(shape.size(), 0), i, state.position(me, step.axes) * piece[i]), out,
+                           std::vector<Extent>(shape.size(), 0), piece);
+          ready();  // no MPI: agreed so that a failure here is not met in the next step's collective
+          tile = out;
+          break;
+        }
+        case Collective::alltoall: {
+          const std::size_t i = step.dims[0], j = step.dims[1];
+          const MeshGroup& g = *group;
+          const Bound piece = with(shape, j, shape[j] / n);
+          T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
+          // sent from and received into place when the pieces are slabs in rank order
+          const bool direct_send = contiguous_slabs(shape, j) && in_position_order(g);
+          const bool direct_receive = contiguous_slabs(out.bound(), i) && in_position_order(g);
+          const T send = direct_send ? T(Bound{tile.size()}, tile.view())
+                                     : T::uninitialized("einrel::reshard/send", {tile.size()});
+          const T receive = direct_receive ? T(Bound{out.size()}, out.view())
+                                           : T::uninitialized("einrel::reshard/receive", {tile.size()});
+          for (int k = 0; k < parts && !direct_send; ++k)  // to the member at position p: piece p along j
+            einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
+                             slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
+          compat::fence(exec, "einrel::reshard: packed");
+          ready();
           MPI_Request request;
           complete(
-              MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(), &request),
-              request, "MPI_Isend");
+              MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
+                            mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
+              request, "MPI_Ialltoall");
+          for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
+            einrel::copy_box(exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
+                             with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
+          tile = out;
+          break;
         }
-        break;
+        case Collective::reducescatter: {
+          const std::size_t i = step.dims[0];
+          const MeshGroup& g = *group;
+          const Bound piece = with(shape, i, shape[i] / n);
+          const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
+          const T send = direct_send ? T(Bound{tile.size()}, tile.view())
+                                     : T::uninitialized("einrel::reshard/send", {tile.size()});
+          for (int k = 0; k < parts && !direct_send; ++k)
+            einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
+                             slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
+          compat::fence(exec, "einrel::reshard: packed");
+          T out = T::uninitialized("einrel::reshard/tile", piece);
+          const int count = mpi_count<Scalar>(num_elements(piece));
+          const MPI_Op op = mpi_op(state.type().partial_op);
+          ready();
+          reduction(
+              mesh,
+              [&] {
+                return MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get());
+              },
+              [&](MPI_Request* r) {
+                return MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(),
+                                                 r);
+              },
+              "MPI_Reduce_scatter_block");
+          tile = out;
+          break;
+        }
+        case Collective::allreduce: {
+          const MeshGroup& g = *group;
+          T out = T::uninitialized("einrel::reshard/tile", shape);  // the caller's tile is only read
+          const int count = mpi_count<Scalar>(tile.size());
+          const MPI_Op op = mpi_op(state.type().partial_op);
+          ready();
+          reduction(
+              mesh, [&] { return MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()); },
+              [&](MPI_Request* r) {
+                return MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
+              },
+              "MPI_Allreduce");
+          tile = out;
+          break;
+        }
+        case Collective::allpermute: {
+          const std::vector<int> source = state.permutation_sources(step.after);
+          int dest = me;
+          for (int r = 0; r < state.ranks(); ++r)
+            if (source[r] == me && r != me) dest = r;
+          const T out = source[me] != me ? T::uninitialized("einrel::reshard/tile", shape) : T();
+          ready();
+          if (source[me] != me) {
+            std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
+            check_mpi(MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0,
+                                mesh.comm().get(), &requests[0]),
+                      "MPI_Irecv");
+            if (dest != me)
+              check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(),
+                                  &requests[1]),
+                        "MPI_Isend");
+            wait_all(requests, "MPI_Irecv/MPI_Isend");
+            tile = out;
+          } else if (dest != me) {
+            MPI_Request request;
+            complete(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(),
+                               &request),
+                     request, "MPI_Isend");
+          }
+          break;
+        }
       }
+    } catch (const std::exception& e) {
+      if (agreed) throw;  // every rank passed ready(): an MPI error, already everyone's to handle
+      agree_on_failure(mesh.comm(), std::string(*e.what() ? e.what() : "unknown failure"));
     }
     advance(state, step);
   }
@@ -259,19 +290,22 @@ inline void prepare_reshard(ProcessMesh& mesh, const ReshardPlan& plan) {
 // allreduce MPI_(I)allreduce with the pending ⊕ (blocking unless ranks oversubscribe a node:
 // ProcessMesh::blocking_reductions); allpermute one MPI_Isend/MPI_Irecv pair per rank that
 // moves. Memory the host cannot read is staged through a host copy of the tile unless MPI is GPU-aware.
+// Failures are agreed on at every step (ready() in run_steps): an exception on one rank while a step is
+// prepared, or from `before_step(k)` (called on every rank as step k starts: the engine's test-only failure
+// injection), is thrown with its message on every rank.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
-                                            const Tensor<Scalar, MemorySpace>& tile) {
+                                            const Tensor<Scalar, MemorySpace>& tile, const StepHook& before_step = {}) {
   if (!(mesh.mesh() == plan.mesh)) throw Error("the plan was synthesized for the mesh " + plan.mesh.str());
   if (tile.bound() != local_shape(plan.from, plan.mesh))
     throw Error("the tile " + to_string(tile.bound()) + " is not the local shape of " + str(plan.from, plan.mesh));
   if constexpr (EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    return detail::run_steps(exec, mesh, plan, tile);
+    return detail::run_steps(exec, mesh, plan, tile, before_step);
   } else {
     using Host = Tensor<Scalar, Kokkos::HostSpace>;
     const Host staged = Host::uninitialized("einrel::reshard/host", tile.bound());
     Kokkos::deep_copy(exec, staged.view(), tile.view());
-    const Host done = detail::run_steps(Kokkos::DefaultHostExecutionSpace{}, mesh, plan, staged);
+    const Host done = detail::run_steps(Kokkos::DefaultHostExecutionSpace{}, mesh, plan, staged, before_step);
     const auto out = Tensor<Scalar, MemorySpace>::uninitialized("einrel::reshard/tile", done.bound());
     Kokkos::deep_copy(exec, out.view(), done.view());
     compat::fence(exec, "einrel::reshard: staged back");

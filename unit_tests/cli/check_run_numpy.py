@@ -255,6 +255,27 @@ class Checker:
             p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json", cwd=d)
             self.expect_one_error(f"{name} input file", d, ["g.ein", "in.h5"], p, expected)
 
+    def injected_collective_failures(self):
+        """A rank failing at the last step of a synthesized collective sequence: one error line, no output."""
+        d = os.path.join(self.args.work_dir, "inject_collective")
+        os.makedirs(d)
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            # j split: T's partial sums reach U by a reduce-scatter
+            f.write("input A f64[16,512]\ninput B f64[512,16]\nT = einsum(\"ij,jk->ik\", A, B)\n"
+                    "U = einsum(\"ik->ik\", T, map=relu)\noutput U\n")
+        R = self.args.ranks
+        p = self.einrel("run", "g.ein", "--random", "1", "--procs", str(R), "--report", "r.json",
+                        *self.transitions, cwd=d)
+        report = json.load(open(os.path.join(d, "r.json"))) if p.returncode == 0 else {"vertices": []}
+        moved = [v["name"] for v in report["vertices"] if any(o["path"] == "collectives" for o in v["operands"])]
+        self.expect(bool(moved), f"inject collective: some operand moves by collectives ({p.returncode})")
+        os.remove(os.path.join(d, "r.json"))
+        for who, rank in ((str(R - 1), f"on rank {R - 1}"), ("all", "on rank ")):
+            spec = f"{who}:{moved[0] if moved else 'U'}:collective"
+            p = self.einrel("run", "g.ein", "--random", "1", "--procs", str(R), "--output", "out.h5", "--report",
+                            "r.json", *self.transitions, cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})
+            self.expect_one_error(f"injected {spec}", d, ["g.ein"], p, f"injected failure {rank}")
+
     def injected_failures(self):
         R = self.args.ranks
         d = os.path.join(self.args.work_dir, "inject")
@@ -293,6 +314,7 @@ def main():
     if args.transitions == "collectives":
         if args.ranks > 1 and args.ranks & (args.ranks - 1) == 0:
             c.expect({"collectives", "deferred"} <= c.paths, f"collectives and deferred reductions used: {c.paths}")
+            c.injected_collective_failures()
         print(f"{c.failures} failure(s) at {args.ranks} rank(s)")
         return 1 if c.failures else 0
     c.bind(rng)

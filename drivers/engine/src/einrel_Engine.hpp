@@ -266,7 +266,11 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
             const Block tile = from.block(redistribute::tile_key(plan.from, plan.mesh, rank));
             Relation<S, Memory> local(vs.operand_layout(k).grid().rank());
             local.insert(redistribute::tile_key(plan.to, plan.mesh, rank),
-                         redistribute::execute_reshard(exec, exchange.process_mesh(plan.mesh), plan, tile));
+                         redistribute::execute_reshard(
+                             exec, exchange.process_mesh(plan.mesh), plan, tile, [&](std::size_t step) {
+                               if (step + 1 == plan.steps.size())
+                                 inject(options.failure, rank, vertex.name, Phase::collective);
+                             }));
             operands[k].emplace(comm, vs.operand_layout(k), std::move(local));
             measure.floats_sent += transition.volumes.sent[rank];
             measure.floats_received += transition.volumes.received[rank];

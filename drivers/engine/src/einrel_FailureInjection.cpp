@@ -6,7 +6,8 @@
 namespace einrel::engine {
 namespace {
 
-constexpr std::array<Phase, 5> phases = {Phase::read, Phase::redistribute, Phase::kernels, Phase::reduce, Phase::write};
+constexpr std::array<Phase, 6> phases = {Phase::read,    Phase::redistribute, Phase::collective,
+                                         Phase::kernels, Phase::reduce,       Phase::write};
 
 }  // namespace
 
@@ -16,6 +17,8 @@ const char* phase_name(Phase phase) {
       return "read";
     case Phase::redistribute:
       return "redistribute";
+    case Phase::collective:
+      return "collective";
     case Phase::kernels:
       return "kernels";
     case Phase::reduce:
@@ -31,7 +34,7 @@ FailureInjection parse_failure_injection(const std::string& text) {
   auto malformed = [&] {
     return Error("failure injection '" + text +
                  "' is not RANK:VERTEX:PHASE with RANK a rank or 'all' and PHASE one of read, redistribute, "
-                 "kernels, reduce, write");
+                 "collective, kernels, reduce, write");
   };
   if (first == std::string::npos || first == last || first == 0 || last == first + 1) throw malformed();
   FailureInjection f;

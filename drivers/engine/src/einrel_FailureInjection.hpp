@@ -6,9 +6,10 @@
 
 namespace einrel::engine {
 
-// The phases of a run where a failure can be injected: reading an input, a vertex's operand exchange,
-// its kernels, its reduction of partials, writing an output.
-enum class Phase { read, redistribute, kernels, reduce, write };
+// The phases of a run where a failure can be injected: reading an input, a vertex's operand exchange, the
+// last step of an operand's synthesized collective sequence (inside execute_reshard, after the earlier
+// steps' MPI calls), its kernels, its reduction of partials, writing an output.
+enum class Phase { read, redistribute, collective, kernels, reduce, write };
 const char* phase_name(Phase phase);
 
 // Test-only (docs/engine.md): rank `rank` throws Error when it reaches `phase` of the vertex named `vertex`
