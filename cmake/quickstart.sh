@@ -19,7 +19,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${EINREL_BUILD_DIR:-${root}/build}
 jobs=$(nproc)
 
+# Minutes of each phase, for the CI budget (docs/testing.md).
+phase() { echo "[einrel] $1: $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
+phase_start=$SECONDS
+
 prefix=$(bash "${root}/cmake/bootstrap-deps.sh" | tail -n 1)
+phase "set-up"
 
 echo "[einrel] configuring ${build}"
 cmake -S "$root" -B "$build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
@@ -28,6 +33,7 @@ cmake -S "$root" -B "$build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Re
 grep -A 20 -- "-- einrel .* configuration" "${build}.configure.log" | grep -- "^--   " || true
 echo "[einrel] building with ${jobs} jobs"
 cmake --build "$build" --parallel "$jobs"
+phase "configure and build"
 
 # Kokkos' OpenMP backend: no thread pinning (ranks may share cores), threads split among ranks.
 export OMP_PROC_BIND=${OMP_PROC_BIND:-false}
@@ -43,9 +49,11 @@ fi
 status=0
 echo "[einrel] testing: ctest --test-dir ${build}"
 ctest --test-dir "$build" --output-on-failure --parallel "$jobs" || status=1
+phase "tests"
 if [[ "${EINREL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   sanitize=${EINREL_SANITIZER_BUILD_DIR:-${root}/build-sanitize}
   sanitize_prefix=$(bash "${root}/cmake/bootstrap-deps.sh" --backend serial | tail -n 1)
+  phase "sanitizer set-up"
   echo "[einrel] configuring the sanitizer build ${sanitize} (clang-14, ASan + UBSan, Serial, fuzz targets)"
   cmake -S "$root" -B "$sanitize" -DCMAKE_PREFIX_PATH="$sanitize_prefix" -DCMAKE_BUILD_TYPE=Debug \
     -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DEINREL_ENABLE_TESTS=ON \
@@ -53,9 +61,12 @@ if [[ "${EINREL_SKIP_SANITIZERS:-0}" != 1 ]]; then
     >"${sanitize}.configure.log" 2>&1 || { cat "${sanitize}.configure.log"; exit 1; }
   echo "[einrel] building the sanitizer build with ${jobs} jobs"
   cmake --build "$sanitize" --parallel "$jobs"
+  phase "sanitizer configure and build"
   # Unit tests at 1 and 3 ranks (no rank label: one process), fuzzing, hostile input.
   echo "[einrel] testing the sanitizer build: ctest --test-dir ${sanitize} -L '^(unit|fuzz|hostile)\$' -LE '^np[^13]\$'"
   ctest --test-dir "$sanitize" --output-on-failure --parallel "$jobs" -L '^(unit|fuzz|hostile)$' -LE '^np[^13]$' ||
     status=1
+  phase "sanitizer tests"
 fi
+echo "[einrel] total: ${SECONDS} s"
 exit $status
