@@ -55,8 +55,8 @@ inline Graph random_graph(std::mt19937& gen, Dtype dtype) {
     g.input("in" + std::to_string(k), dtype, b);
     labels.push_back(l);
   }
-  const std::vector<JoinOp> joins = {JoinOp::mul, JoinOp::add,    JoinOp::sub,    JoinOp::max,
-                                     JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff};
+  const std::vector<JoinOp> joins = {JoinOp::mul,    JoinOp::add,     JoinOp::sub, JoinOp::max,  JoinOp::min,
+                                     JoinOp::sqdiff, JoinOp::absdiff, JoinOp::eq,  JoinOp::first};
   const std::vector<AggOp> aggs = {AggOp::sum, AggOp::max, AggOp::min};
   const std::vector<MapOp> maps = {{MapKind::identity, 0}, {MapKind::identity, 0}, {MapKind::tanh, 0},
                                    {MapKind::relu, 0},     {MapKind::abs, 0},      {MapKind::scale, 0.5}};

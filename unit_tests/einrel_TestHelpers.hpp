@@ -50,6 +50,10 @@ inline double reference_join(JoinOp op, double x, double y) {
       return (x - y) * (x - y);
     case JoinOp::absdiff:
       return std::abs(x - y);
+    case JoinOp::eq:
+      return x == y ? 1.0 : 0.0;
+    case JoinOp::first:
+      return x;
   }
   throw std::logic_error("join op");
 }
@@ -96,6 +100,8 @@ inline double reference_map(const MapOp& f, double x) {
       return x + f.constant;
     case MapKind::pow:
       return std::pow(x, f.constant);
+    case MapKind::sign:
+      return std::isnan(x) ? x : static_cast<double>((x > 0) - (x < 0));
   }
   throw std::logic_error("map");
 }

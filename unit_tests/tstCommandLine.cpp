@@ -85,6 +85,12 @@ TEST(CommandLine, OtherSubcommands) {
   EXPECT_EQ(reshard.to, "[2]");
   EXPECT_TRUE(reshard.execute);
   EXPECT_EQ(reshard.repetitions, 3);
+  const auto grad = parsed<einrel::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt=W1,b1", "--output", "d.ein"});
+  EXPECT_EQ(grad.graph, "g.ein");
+  EXPECT_EQ(grad.loss, "L");
+  EXPECT_EQ(grad.wrt, (std::vector<std::string>{"W1", "b1"}));
+  EXPECT_EQ(grad.output, "d.ein");
+  EXPECT_FALSE(parsed<einrel::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt", "A"}).output);
 }
 
 TEST(CommandLine, ErrorsNameTheProblem) {
@@ -108,6 +114,10 @@ TEST(CommandLine, ErrorsNameTheProblem) {
             "reshard needs --to (einrel reshard --mesh M --from T1 --to T2)");
   EXPECT_EQ(error_of({"reshard", "--mesh", "x=2", "--from", "[2]", "--to", "[2]", "--reps", "2"}),
             "--reps counts the runs of --execute");
+  EXPECT_EQ(error_of({"grad", "g.ein", "--loss", "L"}),
+            "grad needs --loss L and --wrt A,B,... (einrel grad GRAPH --loss L --wrt A,B)");
+  EXPECT_EQ(error_of({"grad", "g.ein", "--loss", "L", "--wrt", "A,,B"}),
+            "--wrt needs comma-separated names, got 'A,,B'");
   // Numbers beyond 64 bits are malformed values, not crashes.
   EXPECT_EQ(error_of({"run", "g.ein", "--memory-limit", "99999999999999999999999"}),
             "--memory-limit needs a positive integer, got '99999999999999999999999'");

@@ -112,8 +112,8 @@ template <class Scalar>
 void check_blocked_generic() {
   const std::map<char, Extent> extent = {{'b', 2}, {'i', 13}, {'j', 17}, {'k', 11}};
   unsigned seed = 600;
-  for (JoinOp join :
-       {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff})
+  for (JoinOp join : {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff,
+                      JoinOp::absdiff, JoinOp::eq, JoinOp::first})
     for (AggOp agg : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod}) {
       EinSum e = EinSum::parse((seed / 2) % 2 ? "bij,bkj->bik" : "jib,kbj->kbi", 2);
       e.join = join;

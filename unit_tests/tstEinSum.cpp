@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace {
 
 using namespace einrel;
@@ -68,9 +70,10 @@ TEST(EinSum, ParsesNaryEquations) {
 }
 
 TEST(EinSum, OpsHaveNamesThatParseBack) {
-  for (JoinOp op :
-       {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff})
+  for (JoinOp op : {JoinOp::mul, JoinOp::add, JoinOp::sub, JoinOp::div, JoinOp::max, JoinOp::min, JoinOp::sqdiff,
+                    JoinOp::absdiff, JoinOp::eq, JoinOp::first})
     EXPECT_EQ(parse_join_op(op_name(op)), op);
+  EXPECT_EQ(parse_map_kind("sign"), MapKind::sign);
   for (AggOp op : {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod}) EXPECT_EQ(parse_agg_op(op_name(op)), op);
   EXPECT_EQ(parse_map_kind("sigmoid"), MapKind::sigmoid);
   EXPECT_FALSE(parse_join_op("sqrt"));
@@ -91,6 +94,15 @@ TEST(EinSum, ScalarSemanticsOfOps) {
   EXPECT_DOUBLE_EQ(apply_map(MapOp{MapKind::pow, 3}, 2.0), 8.0);
   EXPECT_DOUBLE_EQ(apply_map(MapOp{MapKind::sigmoid, 0}, 0.0), 0.5);
   EXPECT_FLOAT_EQ(apply_map(MapOp{MapKind::scale, 0.125}, 8.0f), 1.0f);
+  EXPECT_EQ(apply_join(JoinOp::eq, 2.0, 2.0), 1.0);
+  EXPECT_EQ(apply_join(JoinOp::eq, 2.0, -2.0), 0.0);
+  EXPECT_EQ(apply_join(JoinOp::eq, std::nan(""), std::nan("")), 0.0);  // NaN equals nothing
+  EXPECT_EQ(apply_join(JoinOp::first, 2.0, std::nan("")), 2.0);
+  EXPECT_EQ(apply_map(MapOp{MapKind::sign, 0}, -0.5), -1.0);
+  EXPECT_EQ(apply_map(MapOp{MapKind::sign, 0}, 0.0), 0.0);
+  EXPECT_EQ(apply_map(MapOp{MapKind::sign, 0}, 3.0f), 1.0f);
+  EXPECT_TRUE(std::isnan(apply_map(MapOp{MapKind::sign, 0}, std::nan(""))));
+  EXPECT_EQ(apply_map(MapOp{MapKind::pow, 0}, std::nan("")), 1.0);  // the gradient's seed
 }
 
 }  // namespace

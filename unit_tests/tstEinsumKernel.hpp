@@ -92,8 +92,8 @@ TEST(TEST_CATEGORY, EinsumLargerMatmulF32) { check_einsum<float>("ij,jk->ik", {{
 // keep div and prod well conditioned; a second pass over [-1, 1) covers sign-sensitive ops.
 template <class Scalar>
 void check_all_join_agg_pairs() {
-  const std::vector<JoinOp> joins = {JoinOp::mul, JoinOp::add, JoinOp::sub,    JoinOp::div,
-                                     JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff};
+  const std::vector<JoinOp> joins = {JoinOp::mul, JoinOp::add,    JoinOp::sub,     JoinOp::div, JoinOp::max,
+                                     JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff, JoinOp::eq,  JoinOp::first};
   const std::vector<AggOp> aggs = {AggOp::sum, AggOp::max, AggOp::min, AggOp::prod};
   unsigned seed = 7;
   for (const Case& c : {Case{"ij,jk->ik", {{5, 4}, {4, 3}}}, Case{"bij,bj->ib", {{2, 3, 5}, {2, 5}}}})
@@ -114,9 +114,9 @@ TEST(TEST_CATEGORY, EinsumEveryJoinAndAggF32) { check_all_join_agg_pairs<float>(
 template <class Scalar>
 void check_all_maps() {
   const std::vector<MapOp> maps = {
-      {MapKind::identity, 0},   {MapKind::exp, 0},     {MapKind::log, 0},  {MapKind::neg, 0},  {MapKind::abs, 0},
-      {MapKind::relu, 0},       {MapKind::square, 0},  {MapKind::sqrt, 0}, {MapKind::tanh, 0}, {MapKind::sigmoid, 0},
-      {MapKind::scale, -0.125}, {MapKind::shift, 2.5}, {MapKind::pow, 1.5}};
+      {MapKind::identity, 0},   {MapKind::exp, 0},     {MapKind::log, 0},   {MapKind::neg, 0},  {MapKind::abs, 0},
+      {MapKind::relu, 0},       {MapKind::square, 0},  {MapKind::sqrt, 0},  {MapKind::tanh, 0}, {MapKind::sigmoid, 0},
+      {MapKind::scale, -0.125}, {MapKind::shift, 2.5}, {MapKind::pow, 1.5}, {MapKind::sign, 0}};
   unsigned seed = 300;
   for (const MapOp& f : maps) {
     EinSum unary = EinSum::parse("ijk->ki", 1);
@@ -140,8 +140,8 @@ TEST(TEST_CATEGORY, EinsumEveryMapF32) { check_all_maps<float>(); }
 // ragged end, operands read across their rows (transposed) or broadcast, maps after the join.
 template <class Scalar>
 void check_elementwise_joins() {
-  const std::vector<JoinOp> joins = {JoinOp::mul, JoinOp::add, JoinOp::sub,    JoinOp::div,
-                                     JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff};
+  const std::vector<JoinOp> joins = {JoinOp::mul, JoinOp::add,    JoinOp::sub,     JoinOp::div, JoinOp::max,
+                                     JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff, JoinOp::eq,  JoinOp::first};
   unsigned seed = 500;
   for (const Case& c : {Case{"ij,j->ij", {{3, 4100}, {4100}}}, Case{"ij,ji->ij", {{7, 9}, {9, 7}}},
                         Case{"ij,i->ji", {{5, 2049}, {5}}}, Case{"bij,b->bij", {{2, 3, 4}, {2}}}})

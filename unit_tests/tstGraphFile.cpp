@@ -96,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"input A f64[2]\nB = einsum(\"i->i, A)\n", "bad.ein:2:12", "closing '\"'"},
         Malformed{"input A f64[2]\nB = einsum(\"i->i\" A)\n", "bad.ein:2:19", "expected ')'"},
         Malformed{"input A f64[2]\nB = einsum(\"i->i\", A, join=sqrt)\n", "bad.ein:2:28",
-                  "expected a join op (mul, add, sub, div, max, min, sqdiff, absdiff), found 'sqrt'"},
+                  "expected a join op (mul, add, sub, div, max, min, sqdiff, absdiff, eq, first), found 'sqrt'"},
         Malformed{"input A f64[2]\nB = einsum(\"i->\", A, agg=mean)\n", "bad.ein:2:26", "expected an agg op"},
         Malformed{"input A f64[2]\nB = einsum(\"i->i\", A, map=cube)\n", "bad.ein:2:27", "expected a map"},
         Malformed{"input A f64[2]\nB = einsum(\"i->i\", A, map=scale)\n", "bad.ein:2:32",

@@ -7,17 +7,19 @@
 namespace einrel {
 namespace {
 
-constexpr std::array<std::pair<JoinOp, std::string_view>, 8> join_names{{{JoinOp::mul, "mul"},
-                                                                         {JoinOp::add, "add"},
-                                                                         {JoinOp::sub, "sub"},
-                                                                         {JoinOp::div, "div"},
-                                                                         {JoinOp::max, "max"},
-                                                                         {JoinOp::min, "min"},
-                                                                         {JoinOp::sqdiff, "sqdiff"},
-                                                                         {JoinOp::absdiff, "absdiff"}}};
+constexpr std::array<std::pair<JoinOp, std::string_view>, 10> join_names{{{JoinOp::mul, "mul"},
+                                                                          {JoinOp::add, "add"},
+                                                                          {JoinOp::sub, "sub"},
+                                                                          {JoinOp::div, "div"},
+                                                                          {JoinOp::max, "max"},
+                                                                          {JoinOp::min, "min"},
+                                                                          {JoinOp::sqdiff, "sqdiff"},
+                                                                          {JoinOp::absdiff, "absdiff"},
+                                                                          {JoinOp::eq, "eq"},
+                                                                          {JoinOp::first, "first"}}};
 constexpr std::array<std::pair<AggOp, std::string_view>, 4> agg_names{
     {{AggOp::sum, "sum"}, {AggOp::max, "max"}, {AggOp::min, "min"}, {AggOp::prod, "prod"}}};
-constexpr std::array<std::pair<MapKind, std::string_view>, 13> map_kind_names{{{MapKind::identity, "identity"},
+constexpr std::array<std::pair<MapKind, std::string_view>, 14> map_kind_names{{{MapKind::identity, "identity"},
                                                                                {MapKind::exp, "exp"},
                                                                                {MapKind::log, "log"},
                                                                                {MapKind::neg, "neg"},
@@ -29,7 +31,8 @@ constexpr std::array<std::pair<MapKind, std::string_view>, 13> map_kind_names{{{
                                                                                {MapKind::sigmoid, "sigmoid"},
                                                                                {MapKind::scale, "scale"},
                                                                                {MapKind::shift, "shift"},
-                                                                               {MapKind::pow, "pow"}}};
+                                                                               {MapKind::pow, "pow"},
+                                                                               {MapKind::sign, "sign"}}};
 
 template <class Op, std::size_t N>
 std::string_view name_of(const std::array<std::pair<Op, std::string_view>, N>& table, Op op) {

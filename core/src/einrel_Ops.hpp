@@ -15,9 +15,11 @@ namespace einrel {
 // The scalar functions of an EinSum (eindecomp.txt §3, DESIGN.md §2): the join ⊗ applied to each
 // matching pair of elements, the unary map f applied to the joined (or, for a unary EinSum, the input)
 // value, and the aggregation ⊕ over the labels not in the output. A contraction is (mul, sum).
-enum class JoinOp { mul, add, sub, div, max, min, sqdiff, absdiff };
+// eq (1 where x == y, else 0) and first (x, broadcast over y's labels) exist for gradient graphs: masks of
+// where a max or min won, and a gradient spread over the labels an aggregation removed.
+enum class JoinOp { mul, add, sub, div, max, min, sqdiff, absdiff, eq, first };
 enum class AggOp { sum, max, min, prod };
-enum class MapKind { identity, exp, log, neg, abs, relu, square, sqrt, tanh, sigmoid, scale, shift, pow };
+enum class MapKind { identity, exp, log, neg, abs, relu, square, sqrt, tanh, sigmoid, scale, shift, pow, sign };
 
 // A unary map; scale, shift and pow carry a constant (c*x, x+c, x^c).
 struct MapOp {
@@ -65,6 +67,10 @@ KOKKOS_INLINE_FUNCTION S apply_join(JoinOp op, S x, S y) {
       return (x - y) * (x - y);
     case JoinOp::absdiff:
       return x < y ? y - x : x - y;
+    case JoinOp::eq:
+      return x == y ? S(1) : S(0);
+    case JoinOp::first:
+      return x;
   }
   return x;
 }
@@ -114,6 +120,8 @@ KOKKOS_INLINE_FUNCTION S apply_map(const MapOp& map, S x) {
       return x + c;
     case MapKind::pow:
       return compat::pow(x, c);
+    case MapKind::sign:  // NaN stays NaN
+      return x < S(0) ? S(-1) : (S(0) < x ? S(1) : (x == S(0) ? S(0) : x));
   }
   return x;
 }
@@ -150,6 +158,8 @@ KOKKOS_INLINE_FUNCTION void with_constant(MapKind kind, F&& f) {
       return f(std::integral_constant<K, K::shift>{});
     case K::pow:
       return f(std::integral_constant<K, K::pow>{});
+    case K::sign:
+      return f(std::integral_constant<K, K::sign>{});
   }
 }
 
@@ -174,6 +184,10 @@ KOKKOS_INLINE_FUNCTION void with_constant(JoinOp op, F&& f) {
       return f(std::integral_constant<J, J::sqdiff>{});
     case J::absdiff:
       return f(std::integral_constant<J, J::absdiff>{});
+    case J::eq:
+      return f(std::integral_constant<J, J::eq>{});
+    case J::first:
+      return f(std::integral_constant<J, J::first>{});
   }
 }
 

@@ -51,6 +51,11 @@ commands:
       element of the target on every rank (exit 1 on a mismatch) and prints the median time of --reps runs
       (default 5) of it, of allgather+slice and of the point-to-point redistribution on the same data.
 
+  grad GRAPH --loss L --wrt A,B,... [--output G.ein]
+      Writes the gradient graph of GRAPH in the graph language (stdout without --output): its inputs, the
+      vertices the 0-d loss L depends on, and EinSum vertices computing grad_A, grad_B, ... (dL/dA, of A's
+      shape) by reverse mode; outputs L, grad_A, grad_B, ... Run it with `einrel run` like any graph.
+
 options:
   -h, --help      this text
   --version       the einrel version
@@ -89,6 +94,7 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
           if constexpr (std::is_same_v<Options, MatrixChainOptions>) run_matrix_chain(comm, options, out);
           if constexpr (std::is_same_v<Options, PlanOptions>) plan_graph(comm, options, out);
           if constexpr (std::is_same_v<Options, ReshardOptions>) run_reshard(comm, options, out);
+          if constexpr (std::is_same_v<Options, GradOptions>) grad_graph(comm, options, out);
         },
         command);
     return 0;

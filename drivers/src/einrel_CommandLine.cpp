@@ -212,6 +212,32 @@ ReshardOptions parse_reshard(const std::vector<std::string>& args) {
   return options;
 }
 
+// "A,B,C" as names, each non-empty.
+std::vector<std::string> name_list(const std::string& s, const std::string& name) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = s.find(',', start);
+    names.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (names.back().empty()) throw Error("--" + name + " needs comma-separated names, got '" + s + "'");
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
+GradOptions parse_grad(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(args, {"loss", "wrt", "output"}, {}, "grad");
+  GradOptions options;
+  options.graph = graph_argument(p, "grad");
+  const auto loss = option(p, "loss");
+  const auto wrt = option(p, "wrt");
+  if (!loss || !wrt) throw Error("grad needs --loss L and --wrt A,B,... (einrel grad GRAPH --loss L --wrt A,B)");
+  options.loss = *loss;
+  options.wrt = name_list(*wrt, "wrt");
+  options.output = option(p, "output");
+  return options;
+}
+
 }  // namespace
 
 CommandLine parse_command_line(std::vector<std::string> args) {
@@ -222,7 +248,9 @@ CommandLine parse_command_line(std::vector<std::string> args) {
   if (command == "plan") return parse_plan(args);
   if (command == "matrix-chain") return parse_matrix_chain(args);
   if (command == "reshard") return parse_reshard(args);
-  throw Error("unknown command '" + command + "' (available: run, plan, matrix-chain, reshard; see einrel --help)");
+  if (command == "grad") return parse_grad(args);
+  throw Error("unknown command '" + command +
+              "' (available: run, plan, matrix-chain, reshard, grad; see einrel --help)");
 }
 
 }  // namespace einrel

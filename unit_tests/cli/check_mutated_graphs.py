@@ -19,7 +19,8 @@ import subprocess
 import sys
 
 TOKENS = ["input", "output", "einsum(", "softmax(", "f32", "f64", "->", ",", "join=", "agg=", "map=", "mul",
-          "add", "sub", "div", "max", "min", "sqdiff", "absdiff", "sum", "prod", "exp", "log", "relu", "sqrt",
+          "add", "sub", "div", "max", "min", "sqdiff", "absdiff", "eq", "first", "sum", "prod", "exp", "log", "relu",
+          "sqrt", "sign",
           "scale(", "shift(", "pow(", "...", "#", "\"", "(", ")", "[", "]", "=", "\n", " ", "\t", "\r", "\x1c",
           "\x00", "\xff", "é", "ij", "ijk", "i", ""]
 NUMBERS = ["0", "1", "-1", "3", "1e308", "1e-320", "nan", "inf", "4294967297", "9223372036854775807",

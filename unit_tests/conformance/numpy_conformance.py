@@ -35,6 +35,7 @@ TOL = {"f64": 1e-11, "f32": 2e-5}
 JOINS = {
     "mul": np.multiply, "add": np.add, "sub": np.subtract, "div": np.divide, "max": np.maximum, "min": np.minimum,
     "sqdiff": lambda x, y: np.square(x - y), "absdiff": lambda x, y: np.abs(x - y),
+    "eq": lambda x, y: np.equal(x, y).astype(np.result_type(x, y)), "first": lambda x, y: np.broadcast_arrays(x, y)[0],
 }
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
 ACCUMULATE = {"sum": np.add.accumulate, "prod": np.multiply.accumulate}
@@ -43,7 +44,7 @@ MAPS = {
     "neg": lambda x, c: -x, "abs": lambda x, c: np.abs(x), "relu": lambda x, c: np.maximum(x, 0),
     "square": lambda x, c: x * x, "sqrt": lambda x, c: np.sqrt(x), "tanh": lambda x, c: np.tanh(x),
     "sigmoid": lambda x, c: 1 / (1 + np.exp(-x)), "scale": lambda x, c: c * x, "shift": lambda x, c: x + c,
-    "pow": lambda x, c: np.power(x, c),
+    "pow": lambda x, c: np.power(x, c), "sign": lambda x, c: np.sign(x),
 }
 CONSTANT = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 MAP_RE = re.compile(rf"(scale|shift|pow)\(({CONSTANT})\)")
@@ -166,6 +167,8 @@ CASES = [
     ein("ij->ij", map="pow(2)"), ein("ij->i", map="pow(0.5)", ranges=POS),
     ein("ij->ij", map="pow(-1.5)", ranges=POS),
     ein("ij->ij", map="pow(3)"),  # negative bases: x**3 is defined for an integral exponent
+    ein("ij->ij", map="sign"), ein("ij,jk->ik", map="sign"), ein("ij,j->ij", join="first"),
+    ein("j,ij->ij", join="first"), ein("i,ij->ij", join="first", map="exp"), ein("ij,jk->ik", join="first", agg="max"),
     ein("ij,ij->ij", map="log", ranges=POS), ein("ij,jk->ik", join="add", map="exp"),
     ein("ij->i", map="abs", agg="max"),
     ein("ik,jk->ij", join="sub", map="square"), ein("ij,jk->ik", map="abs", agg="min"),
@@ -207,6 +210,10 @@ CASES = [
          [step("H", "bi,oi->bo", "X", "W"), step("A", "bo,o->bo", "H", "b", join="add", map="relu"),
           step("Y", "bo,ko->bk", "A", "V"), softmax_step("S", "Y")],
          ["A", "S"]),
+    Case([("X", (14, 11), U)],  # where each row's max is, and how often (the mask of a max's gradient)
+         [step("M", "ij->i", "X", agg="max"), step("E", "ij,i->ij", "X", "M", join="eq"),
+          step("c", "ij->i", "E"), step("F", "i,ij->ij", "M", "X", join="eq", map="scale(2)")],
+         ["E", "c", "F"]),
     Case([("X", (9, 13), U)],  # rows scaled to unit norm
          [step("n", "ij->i", "X", map="square"), step("r", "i->i", "n", map="pow(-0.5)"),
           step("Y", "ij,i->ij", "X", "r")],

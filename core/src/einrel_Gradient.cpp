@@ -1,0 +1,447 @@
+// Reverse mode on an EinGraph. A vertex computes Z[out] = ⊕ over its aggregated labels of f(X[lx] ⊗ Y[ly]);
+// with U = X ⊗ Y and V = f(U) over all its labels u, the gradient G of Z goes back in three steps:
+// through ⊕ to V, through f to U, through ⊗ to each operand. A contraction's operand gradient is the
+// label-swapping rule of einsum-sharding-rules.txt ("Einsum backwards": keep the other operand, swap the
+// differentiated operand's labels with the output's); the other ops are the same einsum with the local
+// derivative as the other operand. Every rule is written in the graph language itself (docs/gradient.md).
+#include <einrel_Gradient.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace einrel {
+namespace {
+
+// A tensor as an einsum operand: a vertex and one label per dimension.
+struct Term {
+  VertexId v;
+  std::string labels;
+};
+
+bool has(const std::string& s, char c) { return s.find(c) != std::string::npos; }
+
+std::string canonical_labels(std::size_t rank) { return std::string("abcdefgh").substr(0, rank); }
+
+// For each output label of an einsum, the dimension of `operand` that carries it
+// (npos where the operand lacks it).
+std::vector<std::size_t> output_dims_in(const std::string& output, const std::string& operand) {
+  std::vector<std::size_t> dims;
+  for (char c : output) dims.push_back(operand.find(c));
+  return dims;
+}
+
+// Vertices whose gradient path is exactly zero: the row maximum M of a softmax (eindecomp.txt §3), where
+// E = exp(X − M) is read only by S = sum of E over the labels M removed and by E / S. Softmax does not change
+// when every row is shifted by a constant, so d/dM of anything computed from E / S is 0.
+std::set<VertexId> softmax_shifts(const Graph& g, const std::vector<std::vector<VertexId>>& consumers) {
+  std::set<VertexId> shifts;
+  for (VertexId m = 0; m < g.size(); ++m) {
+    const Vertex& mv = g.vertex(m);
+    if (mv.is_input() || mv.einsum->arity() != 1 || mv.einsum->agg != AggOp::max ||
+        mv.einsum->map.kind != MapKind::identity || mv.einsum->aggregated_labels().empty())
+      continue;
+    const VertexId x = mv.inputs[0];
+    // X's dimensions that M keeps, in M's order.
+    const auto kept = output_dims_in(mv.einsum->output, mv.einsum->inputs[0]);
+    bool cancels = !consumers[m].empty();
+    for (VertexId e : consumers[m]) {
+      const Vertex& ev = g.vertex(e);
+      const EinSum& ee = *ev.einsum;
+      cancels = cancels && ee.arity() == 2 && ee.join == JoinOp::sub && ee.map.kind == MapKind::exp &&
+                ev.inputs[0] == x && ev.inputs[1] == m && ee.output == ee.inputs[0] &&
+                output_dims_in(ee.inputs[1], ee.inputs[0]) == kept && !consumers[e].empty();
+      if (!cancels) break;
+      // E's readers: S = sum over the same dimensions, and quotients E / S.
+      for (VertexId r : consumers[e]) {
+        const Vertex& rv = g.vertex(r);
+        const EinSum& re = *rv.einsum;
+        const bool is_sum = re.arity() == 1 && re.agg == AggOp::sum && re.map.kind == MapKind::identity &&
+                            output_dims_in(re.output, re.inputs[0]) == kept;
+        const bool is_quotient = re.arity() == 2 && re.join == JoinOp::div && rv.inputs[0] == e &&
+                                 re.aggregated_labels().empty() && re.inputs[0].size() == ev.bound.size();
+        if (is_quotient) {
+          const VertexId s = rv.inputs[1];
+          const Vertex& sv = g.vertex(s);
+          // The divisor is such a sum of E, aligned like M with X.
+          cancels = !sv.is_input() && sv.inputs[0] == e && sv.einsum->arity() == 1 && sv.einsum->agg == AggOp::sum &&
+                    sv.einsum->map.kind == MapKind::identity &&
+                    output_dims_in(sv.einsum->output, sv.einsum->inputs[0]) == kept &&
+                    output_dims_in(re.inputs[1], re.inputs[0]) == kept;
+        } else if (is_sum) {
+          for (VertexId q : consumers[r]) {
+            const Vertex& qv = g.vertex(q);
+            cancels = cancels && qv.einsum->join == JoinOp::div && qv.einsum->arity() == 2 && qv.inputs[0] == e &&
+                      qv.inputs[1] == r;
+          }
+        } else {
+          cancels = false;
+        }
+        if (!cancels) break;
+      }
+      if (!cancels) break;
+    }
+    if (cancels) shifts.insert(m);
+  }
+  return shifts;
+}
+
+class Backward {
+ public:
+  Backward(Graph& g, VertexId loss, const std::vector<VertexId>& wrt) : g_(g) {
+    const std::size_t n = g.size();
+    consumers_.resize(n);
+    for (VertexId v = 0; v < n; ++v)
+      for (VertexId o : g.vertex(v).inputs)
+        if (consumers_[o].empty() || consumers_[o].back() != v) consumers_[o].push_back(v);
+    const auto stopped = softmax_shifts(g, consumers_);
+    // Active: on a path from some w to the loss, through vertices whose gradient is not exactly zero.
+    std::vector<bool> depends(n, false), reaches(n, false);
+    for (VertexId w : wrt) depends[w] = true;
+    for (VertexId v = 0; v < n; ++v)
+      if (!stopped.count(v))
+        for (VertexId o : g.vertex(v).inputs) depends[v] = depends[v] || depends[o];
+    reaches[loss] = true;
+    for (VertexId v = loss + 1; v-- > 0;)
+      if (reaches[v] && !stopped.count(v))
+        for (VertexId o : g.vertex(v).inputs) reaches[o] = true;
+    active_.resize(n);
+    for (VertexId v = 0; v < n; ++v) active_[v] = depends[v] && reaches[v] && !stopped.count(v);
+    // A w read once on the gradient's path gets its one contribution under its final name.
+    edges_.assign(n, 0);
+    for (VertexId v = 0; v < n; ++v)
+      if (active_[v])
+        for (VertexId o : g.vertex(v).inputs) ++edges_[o];
+    for (VertexId w : wrt) final_name_[w] = "grad_" + g.vertex(w).name;
+    contributions_.resize(n);
+    // The seed d loss / d loss = 1: x⁰ is 1 for every x (IEEE pow), NaN and inf included.
+    if (active_[loss])
+      contributions_[loss].push_back(add({{loss, ""}}, "", JoinOp::mul, {MapKind::pow, 0.0}, base_of(loss)));
+    for (VertexId z = loss + 1; z-- > 0;)
+      if (active_[z] && !g.vertex(z).is_input() && !contributions_[z].empty()) backward(z);
+  }
+
+  // The gradient of input w: its contributions summed, named grad_W.
+  VertexId gradient_of(VertexId w) {
+    const Vertex& wv = g_.vertex(w);
+    const std::string all = canonical_labels(wv.bound.size()), name = "grad_" + wv.name;
+    auto& parts = contributions_[w];
+    if (parts.empty()) {
+      // Not reachable: zeros of w's shape (pow(0) makes ones whatever w holds).
+      const VertexId ones = add({{w, all}}, all, JoinOp::mul, {MapKind::pow, 0.0}, name + "__");
+      return g_.add_einsum(name, unary(all, all, {MapKind::scale, 0.0}), {ones});
+    }
+    return sum_of(w, name);
+  }
+
+ private:
+  EinSum unary(const std::string& in, const std::string& out, MapOp map) const {
+    EinSum e;
+    e.inputs = {in};
+    e.output = out;
+    e.map = map;
+    return e;
+  }
+
+  // A vertex Z[out] = sum over the other labels of map(join(terms)), named after `base`.
+  VertexId add(const std::vector<Term>& terms, const std::string& out, JoinOp join, MapOp map,
+               const std::string& base) {
+    return add_named(fresh(base), terms, out, join, map);
+  }
+
+  VertexId add_named(const std::string& name, const std::vector<Term>& terms, const std::string& out, JoinOp join,
+                     MapOp map) {
+    EinSum e;
+    std::vector<VertexId> operands;
+    for (const Term& t : terms) {
+      e.inputs.push_back(t.labels);
+      operands.push_back(t.v);
+    }
+    e.output = out;
+    e.join = terms.size() == 2 ? join : JoinOp::mul;
+    e.map = map;
+    return g_.add_einsum(name, e, operands);
+  }
+
+  std::string fresh(const std::string& base) {
+    for (std::size_t k = 1;; ++k) {
+      const std::string name = base + std::to_string(k);
+      if (!g_.find(name)) return name;
+    }
+  }
+
+  // The sum of a vertex's gradient contributions, all aligned with its dimensions; named `name` when given.
+  VertexId sum_of(VertexId v, const std::string& name = "") {
+    auto& parts = contributions_[v];
+    const std::string all = canonical_labels(g_.vertex(v).bound.size());
+    const std::string base = "grad_" + g_.vertex(v).name + "__";
+    if (parts.size() == 1 && (name.empty() || g_.vertex(parts[0]).name == name)) return parts[0];
+    VertexId acc = parts[0];
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+      EinSum e;
+      e.inputs = {all, all};
+      e.output = all;
+      e.join = JoinOp::add;
+      const bool last = k + 1 == parts.size();
+      acc = g_.add_einsum(last && !name.empty() ? name : fresh(base), e, {acc, parts[k]});
+    }
+    if (parts.size() == 1) acc = g_.add_einsum(name, unary(all, all, {}), {acc});
+    parts = {acc};
+    return acc;
+  }
+
+  // Records d loss / d X += sum over the labels not in lx of scale · join(terms): the contribution of one
+  // consumer to operand X, whose labels there are lx. Labels of the consumer that no term carries and X
+  // lacks (the gradient is constant along them) multiply by their extents; labels of X that no term
+  // carries are broadcast from the gradient (terms[0]) by a `first` join with X.
+  void contribute(VertexId x, const std::string& lx, std::vector<Term> terms, JoinOp join, double scale,
+                  const ResolvedEinSum& z) {
+    std::string carried;
+    for (const Term& t : terms) carried += t.labels;
+    for (char c : z.einsum().unique_labels())
+      if (!has(carried, c) && !has(lx, c)) scale *= static_cast<double>(z.extent(c));
+    std::string missing;
+    for (char c : lx)
+      if (!has(carried, c)) missing += c;
+    if (!missing.empty()) {
+      // Every label of X in the broadcast's output, so that it aggregates nothing.
+      std::string wide = terms[0].labels;
+      for (char c : lx)
+        if (!has(wide, c)) wide += c;
+      terms[0] = {add({terms[0], {x, lx}}, wide, JoinOp::first, {}, base_of(x)), wide};
+    }
+    const MapOp map = scale == 1.0 ? MapOp{} : scale == -1.0 ? MapOp{MapKind::neg, 0.0} : MapOp{MapKind::scale, scale};
+    if (terms.size() == 1 && terms[0].labels == lx && map.kind == MapKind::identity) {
+      contributions_[x].push_back(terms[0].v);
+      return;
+    }
+    const auto final_name = final_name_.find(x);
+    contributions_[x].push_back(final_name != final_name_.end() && edges_[x] == 1
+                                    ? add_named(final_name->second, terms, lx, join, map)
+                                    : add(terms, lx, join, map, base_of(x)));
+  }
+
+  std::string base_of(VertexId v) const { return "grad_" + g_.vertex(v).name + "__"; }
+
+  void backward(VertexId z) {
+    const Vertex& zv = g_.vertex(z);
+    const ResolvedEinSum& rz = g_.resolved(z);
+    const EinSum e = *zv.einsum;
+    const std::vector<VertexId> ops = zv.inputs;
+    const std::string u = e.unique_labels(), base = base_of(z);
+    const bool aggregates = !e.aggregated_labels().empty();
+    const Term G{sum_of(z), e.output};
+
+    // m(U) over all labels u, one vertex (or an existing one: Z itself when nothing is aggregated, X for a
+    // unary einsum's U).
+    auto of_joined = [&](MapOp m) -> Term {
+      if (e.arity() == 1 && m.kind == MapKind::identity) return {ops[0], e.inputs[0]};
+      if (!aggregates && m == e.map) return {z, e.output};
+      std::vector<Term> terms{{ops[0], e.inputs[0]}};
+      if (e.arity() == 2) terms.push_back({ops[1], e.inputs[1]});
+      return {add(terms, u, e.join, m, base), u};
+    };
+    std::optional<Term> v_cache, u_cache;
+    auto V = [&] { return v_cache ? *v_cache : *(v_cache = of_joined(e.map)); };
+    auto U = [&] { return u_cache ? *u_cache : *(u_cache = of_joined({})); };
+    auto unary_of = [&](const Term& t, MapOp m) -> Term {
+      return {add({t}, t.labels, JoinOp::mul, m, base), t.labels};
+    };
+    auto times = [&](const Term& g, const Term& d, JoinOp join = JoinOp::mul, MapOp m = {}) -> Term {
+      return {add({g, d}, u, join, m, base), u};
+    };
+
+    // 1. Through the aggregation: the gradient of V, constant along labels it lacks.
+    Term GV = G;
+    if (aggregates && e.agg != AggOp::sum) {
+      const Term v = V();
+      if (e.agg == AggOp::prod) {
+        // d prod / d v_i = Z / v_i: exact where no factor is 0 (there it is inf or NaN, docs/gradient.md).
+        const Term w{add({G, {z, e.output}}, e.output, JoinOp::mul, {}, base), e.output};
+        GV = times(w, v, JoinOp::div);
+      } else {
+        // max/min: the gradient goes to where V equals Z, shared evenly among ties.
+        const Term mask = times(v, {z, e.output}, JoinOp::eq);
+        const Term count{add({mask}, e.output, JoinOp::mul, {}, base), e.output};
+        const Term w{add({G, count}, e.output, JoinOp::div, {}, base), e.output};
+        GV = times(mask, w);
+      }
+    }
+
+    // 2. Through the map f: the gradient of U. Empty where f' is 0 almost everywhere (sign).
+    std::optional<Term> GU;
+    const double c = e.map.constant;
+    switch (e.map.kind) {
+      case MapKind::identity:
+      case MapKind::shift:
+        GU = GV;
+        break;
+      case MapKind::neg:
+        GU = unary_of(GV, {MapKind::neg, 0.0});
+        break;
+      case MapKind::scale:
+        GU = unary_of(GV, e.map);
+        break;
+      case MapKind::exp:
+        GU = times(GV, V());
+        break;
+      case MapKind::log:
+        GU = times(GV, U(), JoinOp::div);
+        break;
+      case MapKind::abs:
+        GU = times(GV, of_joined({MapKind::sign, 0.0}));  // 0 at 0
+        break;
+      case MapKind::relu:
+        GU = times(GV, unary_of(V(), {MapKind::sign, 0.0}));  // sign(relu(u)): 1 where u > 0, else 0
+        break;
+      case MapKind::square:
+        GU = times(GV, U(), JoinOp::mul, {MapKind::scale, 2.0});
+        break;
+      case MapKind::sqrt:
+        GU = times(GV, V(), JoinOp::div, {MapKind::scale, 0.5});
+        break;
+      case MapKind::tanh: {
+        const Term v = V();  // 1 − v²
+        GU = times(GV, times(v, v, JoinOp::mul, {MapKind::shift, -1.0}), JoinOp::mul, {MapKind::neg, 0.0});
+        break;
+      }
+      case MapKind::sigmoid: {
+        const Term v = V();  // v (1 − v)
+        GU = times(GV, times(v, unary_of(v, {MapKind::shift, -1.0}), JoinOp::mul, {MapKind::neg, 0.0}));
+        break;
+      }
+      case MapKind::pow:
+        if (c != 0.0) GU = times(GV, of_joined({MapKind::pow, c - 1.0}), JoinOp::mul, {MapKind::scale, c});
+        break;
+      case MapKind::sign:
+        break;
+    }
+    if (!GU) return;
+
+    // 3. Through the join to each operand that leads to a w.
+    const auto wants = [&](std::size_t k) { return active_[ops[k]]; };
+    if (e.arity() == 1) {
+      if (wants(0)) contribute(ops[0], e.inputs[0], {*GU}, JoinOp::mul, 1.0, rz);
+      return;
+    }
+    const Term X{ops[0], e.inputs[0]}, Y{ops[1], e.inputs[1]};
+    const std::string& lx = X.labels;
+    const std::string& ly = Y.labels;
+    switch (e.join) {
+      case JoinOp::mul:  // the label-swapping rule
+        if (wants(0)) contribute(X.v, lx, {*GU, Y}, JoinOp::mul, 1.0, rz);
+        if (wants(1)) contribute(Y.v, ly, {*GU, X}, JoinOp::mul, 1.0, rz);
+        break;
+      case JoinOp::add:
+      case JoinOp::sub:
+        if (wants(0)) contribute(X.v, lx, {*GU}, JoinOp::mul, 1.0, rz);
+        if (wants(1)) contribute(Y.v, ly, {*GU}, JoinOp::mul, e.join == JoinOp::sub ? -1.0 : 1.0, rz);
+        break;
+      case JoinOp::div:  // d(x/y)/dx = 1/y, d(x/y)/dy = −(x/y)/y
+        if (wants(0)) contribute(X.v, lx, {*GU, Y}, JoinOp::div, 1.0, rz);
+        if (wants(1)) contribute(Y.v, ly, {times(*GU, U()), Y}, JoinOp::div, -1.0, rz);
+        break;
+      case JoinOp::max:
+      case JoinOp::min: {
+        // Where X won (ties: X) the gradient goes to X, elsewhere to Y.
+        const Term won = times(U(), X, JoinOp::eq);
+        if (wants(0)) contribute(X.v, lx, {*GU, won}, JoinOp::mul, 1.0, rz);
+        if (wants(1)) contribute(Y.v, ly, {*GU, times(*GU, won)}, JoinOp::sub, 1.0, rz);
+        break;
+      }
+      case JoinOp::sqdiff: {
+        const Term diff{add({X, Y}, u, JoinOp::sub, {}, base), u};
+        if (wants(0)) contribute(X.v, lx, {*GU, diff}, JoinOp::mul, 2.0, rz);
+        if (wants(1)) contribute(Y.v, ly, {*GU, diff}, JoinOp::mul, -2.0, rz);
+        break;
+      }
+      case JoinOp::absdiff: {
+        const Term sign{add({X, Y}, u, JoinOp::sub, {MapKind::sign, 0.0}, base), u};  // 0 where x = y
+        if (wants(0)) contribute(X.v, lx, {*GU, sign}, JoinOp::mul, 1.0, rz);
+        if (wants(1)) contribute(Y.v, ly, {*GU, sign}, JoinOp::mul, -1.0, rz);
+        break;
+      }
+      case JoinOp::first:
+        if (wants(0)) contribute(X.v, lx, {*GU}, JoinOp::mul, 1.0, rz);
+        break;
+      case JoinOp::eq:  // piecewise constant
+        break;
+    }
+  }
+
+  Graph& g_;
+  std::vector<std::vector<VertexId>> consumers_;
+  std::vector<bool> active_;
+  std::vector<int> edges_;                            // reads of each vertex by active vertices
+  std::map<VertexId, std::string> final_name_;        // grad_W of each w
+  std::vector<std::vector<VertexId>> contributions_;  // aligned with the vertex's dimensions
+};
+
+std::string describe_bound(const Bound& b) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < b.size(); ++k) s += (k ? "," : "") + std::to_string(b[k]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::vector<VertexId> append_gradient(Graph& graph, VertexId loss, const std::vector<VertexId>& wrt) {
+  if (loss >= graph.size()) throw Error("gradient: the loss is not a vertex of the graph");
+  const Vertex& lv = graph.vertex(loss);
+  if (lv.is_input()) throw Error("gradient: the loss '" + lv.name + "' is an input; it must be computed by an einsum");
+  if (!lv.bound.empty())
+    throw Error("gradient: the loss '" + lv.name + "' must be 0-d (a scalar); it is " + describe_bound(lv.bound));
+  if (wrt.empty()) throw Error("gradient: no tensors to differentiate with respect to");
+  std::set<VertexId> seen;
+  for (VertexId w : wrt) {
+    if (w >= graph.size()) throw Error("gradient: a tensor to differentiate with respect to is not a vertex");
+    const Vertex& wv = graph.vertex(w);
+    if (!wv.is_input())
+      throw Error("gradient: '" + wv.name + "' is computed by an einsum; gradients are taken with respect to inputs");
+    if (!seen.insert(w).second) throw Error("gradient: '" + wv.name + "' is named twice");
+    if (graph.find("grad_" + wv.name))
+      throw Error("gradient: the graph already has a vertex named 'grad_" + wv.name + "'; rename it");
+  }
+  Graph work = graph;  // a failure leaves `graph` untouched
+  Backward backward(work, loss, wrt);
+  std::vector<VertexId> grads;
+  for (VertexId w : wrt) grads.push_back(backward.gradient_of(w));
+  graph = std::move(work);
+  return grads;
+}
+
+Graph gradient_graph(const Graph& graph, std::string_view loss, const std::vector<std::string>& wrt) {
+  const auto l = graph.find(loss);
+  if (!l) throw Error("gradient: the graph has no vertex named '" + std::string(loss) + "' (--loss)");
+  // The inputs, and the vertices the loss depends on.
+  std::vector<bool> needed(graph.size(), false);
+  needed[*l] = true;
+  for (VertexId v = *l + 1; v-- > 0;)
+    if (needed[v])
+      for (VertexId o : graph.vertex(v).inputs) needed[o] = true;
+  Graph out;
+  std::map<VertexId, VertexId> copy;
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vx = graph.vertex(v);
+    if (vx.is_input()) {
+      copy[v] = out.input(vx.name, vx.dtype, vx.bound, vx.origin);
+    } else if (needed[v]) {
+      std::vector<VertexId> operands;
+      for (VertexId o : vx.inputs) operands.push_back(copy.at(o));
+      copy[v] = out.add_einsum(vx.name, *vx.einsum, operands, vx.origin);
+    }
+  }
+  std::vector<VertexId> targets;
+  for (const std::string& name : wrt) {
+    const auto w = graph.find(name);
+    if (!w) throw Error("gradient: the graph has no input named '" + name + "' (--wrt)");
+    targets.push_back(copy.at(*w));
+  }
+  const auto grads = append_gradient(out, copy.at(*l), targets);
+  out.output(copy.at(*l));
+  for (VertexId gv : grads) out.output(gv);
+  return out;
+}
+
+}  // namespace einrel

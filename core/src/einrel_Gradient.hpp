@@ -1,0 +1,28 @@
+#ifndef EINREL_GRADIENT_HPP
+#define EINREL_GRADIENT_HPP
+
+#include <einrel_Graph.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Reverse mode on EinGraphs (docs/gradient.md): the gradient of a 0-d loss vertex with respect to inputs,
+// written as more EinSum vertices of the same graph language, so that the planners and the engine run the
+// backward pass like any other graph.
+namespace einrel {
+
+// Appends to `graph` the vertices that compute d loss / d w for every w in `wrt` and returns them, in the
+// order of `wrt`, each of w's bound and dtype and named "grad_" + w's name. `loss` must be a 0-d EinSum
+// vertex; `wrt` are distinct input vertices (an input the loss does not depend on gets zeros). Helper
+// vertices are named "grad_V" (the gradient of a vertex V with several consumers) and "grad_V__N". Throws
+// Error naming the problem, leaving the graph as it was.
+std::vector<VertexId> append_gradient(Graph& graph, VertexId loss, const std::vector<VertexId>& wrt);
+
+// The gradient graph of `einrel grad`: every input of `graph`, the vertices the loss depends on, and the
+// backward vertices; outputs the loss, then grad_W for each W in `wrt` (input names).
+Graph gradient_graph(const Graph& graph, std::string_view loss, const std::vector<std::string>& wrt);
+
+}  // namespace einrel
+
+#endif
