@@ -91,6 +91,17 @@ TEST(CommandLine, OtherSubcommands) {
   EXPECT_EQ(grad.wrt, (std::vector<std::string>{"W1", "b1"}));
   EXPECT_EQ(grad.output, "d.ein");
   EXPECT_FALSE(parsed<einrel::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt", "A"}).output);
+  const auto train = parsed<einrel::TrainOptions>({"train", "g.ein", "--loss", "L", "--params", "W1,W2", "--lr", "0.05",
+                                                   "--steps", "7", "--input", "in.h5", "--output", "out.h5",
+                                                   "--planner", "data", "--procs", "4"});
+  EXPECT_EQ(train.run.graph, "g.ein");
+  EXPECT_EQ(train.params, (std::vector<std::string>{"W1", "W2"}));
+  EXPECT_EQ(train.lr, 0.05);
+  EXPECT_EQ(train.steps, 7);
+  EXPECT_EQ(train.run.input, "in.h5");
+  EXPECT_EQ(train.run.output, "out.h5");
+  EXPECT_EQ(train.run.planner, "data");
+  EXPECT_EQ(train.run.procs, 4);
 }
 
 TEST(CommandLine, ErrorsNameTheProblem) {
@@ -118,6 +129,10 @@ TEST(CommandLine, ErrorsNameTheProblem) {
             "grad needs --loss L and --wrt A,B,... (einrel grad GRAPH --loss L --wrt A,B)");
   EXPECT_EQ(error_of({"grad", "g.ein", "--loss", "L", "--wrt", "A,,B"}),
             "--wrt needs comma-separated names, got 'A,,B'");
+  EXPECT_EQ(error_of({"train", "g.ein", "--loss", "L", "--params", "W", "--lr", "0", "--steps", "1", "--input", "i.h5",
+                      "--output", "o.h5"}),
+            "--lr needs a finite number > 0, got '0'");
+  EXPECT_NE(error_of({"train", "g.ein", "--loss", "L"}).find("train needs --params"), std::string::npos);
   // Numbers beyond 64 bits are malformed values, not crashes.
   EXPECT_EQ(error_of({"run", "g.ein", "--memory-limit", "99999999999999999999999"}),
             "--memory-limit needs a positive integer, got '99999999999999999999999'");

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace {
@@ -130,6 +131,31 @@ output T
   const std::size_t before = h.size();
   EXPECT_THROW(append_gradient(h, *h.find("L"), {*h.find("B")}), Error);
   EXPECT_EQ(h.size(), before);
+}
+
+TEST(Gradient, SgdStepUpdatesEveryParameterOnce) {
+  const Graph g = parse_graph(R"(input X f64[4,3]
+input W f64[3,2]
+input b f64[2]
+T = einsum("ij,jk->ik", X, W)
+U = einsum("ik,k->ik", T, b, join=add, map=tanh)
+L = einsum("ik->", U, map=square)
+output U
+)",
+                              "g.ein");
+  const SgdStep step = sgd_step_graph(g, "L", {"W", "b"}, 0.25);
+  const Graph& d = step.graph;
+  ASSERT_EQ(step.carried.size(), 2u);
+  EXPECT_EQ(d.vertex(step.carried[0].first).name, "W");
+  EXPECT_EQ(d.vertex(step.carried[0].second).name, "W__next");
+  EXPECT_EQ(d.vertex(step.carried[1].second).name, "b__next");
+  EXPECT_EQ(named(d, "W__step").einsum->map, (MapOp{MapKind::scale, 0.25}));
+  EXPECT_EQ(named(d, "W__next").einsum->join, JoinOp::sub);
+  EXPECT_EQ(d.vertex(step.loss).name, "L");
+  ASSERT_EQ(d.outputs().size(), 3u);
+  EXPECT_EQ(d.outputs()[0], step.loss);
+  EXPECT_THROW(sgd_step_graph(g, "L", {"W"}, 0.0), Error);
+  EXPECT_THROW(sgd_step_graph(g, "L", {"W"}, std::nan("")), Error);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <einrel_Gradient.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -225,8 +226,8 @@ class Backward {
   std::string base_of(VertexId v) const { return "grad_" + g_.vertex(v).name + "__"; }
 
   void backward(VertexId z) {
-    const Vertex& zv = g_.vertex(z);
-    const ResolvedEinSum& rz = g_.resolved(z);
+    const Vertex zv = g_.vertex(z);
+    const ResolvedEinSum rz = g_.resolved(z);  // a copy: adding vertices moves the graph's own
     const EinSum e = *zv.einsum;
     const std::vector<VertexId> ops = zv.inputs;
     const std::string u = e.unique_labels(), base = base_of(z);
@@ -378,6 +379,10 @@ class Backward {
   std::vector<std::vector<VertexId>> contributions_;  // aligned with the vertex's dimensions
 };
 
+Error not_an_input(const std::string& name) {
+  return Error("gradient: '" + name + "' is computed by an einsum; gradients are taken with respect to inputs");
+}
+
 std::string describe_bound(const Bound& b) {
   std::string s = "[";
   for (std::size_t k = 0; k < b.size(); ++k) s += (k ? "," : "") + std::to_string(b[k]);
@@ -397,8 +402,7 @@ std::vector<VertexId> append_gradient(Graph& graph, VertexId loss, const std::ve
   for (VertexId w : wrt) {
     if (w >= graph.size()) throw Error("gradient: a tensor to differentiate with respect to is not a vertex");
     const Vertex& wv = graph.vertex(w);
-    if (!wv.is_input())
-      throw Error("gradient: '" + wv.name + "' is computed by an einsum; gradients are taken with respect to inputs");
+    if (!wv.is_input()) throw not_an_input(wv.name);
     if (!seen.insert(w).second) throw Error("gradient: '" + wv.name + "' is named twice");
     if (graph.find("grad_" + wv.name))
       throw Error("gradient: the graph already has a vertex named 'grad_" + wv.name + "'; rename it");
@@ -411,17 +415,17 @@ std::vector<VertexId> append_gradient(Graph& graph, VertexId loss, const std::ve
   return grads;
 }
 
-Graph gradient_graph(const Graph& graph, std::string_view loss, const std::vector<std::string>& wrt) {
-  const auto l = graph.find(loss);
-  if (!l) throw Error("gradient: the graph has no vertex named '" + std::string(loss) + "' (--loss)");
-  // The inputs, and the vertices the loss depends on.
+namespace {
+
+// The inputs of `graph` and the vertices `loss` depends on, copied into a new graph; `copy` maps old ids to
+// new ones.
+Graph loss_subgraph(const Graph& graph, VertexId loss, std::map<VertexId, VertexId>& copy) {
   std::vector<bool> needed(graph.size(), false);
-  needed[*l] = true;
-  for (VertexId v = *l + 1; v-- > 0;)
+  needed[loss] = true;
+  for (VertexId v = loss + 1; v-- > 0;)
     if (needed[v])
       for (VertexId o : graph.vertex(v).inputs) needed[o] = true;
   Graph out;
-  std::map<VertexId, VertexId> copy;
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vx = graph.vertex(v);
     if (vx.is_input()) {
@@ -432,16 +436,63 @@ Graph gradient_graph(const Graph& graph, std::string_view loss, const std::vecto
       copy[v] = out.add_einsum(vx.name, *vx.einsum, operands, vx.origin);
     }
   }
-  std::vector<VertexId> targets;
+  return out;
+}
+
+struct Differentiated {
+  Graph graph;
+  VertexId loss;
+  std::vector<VertexId> wrt, grads;
+};
+
+Differentiated differentiate(const Graph& graph, std::string_view loss, const std::vector<std::string>& wrt) {
+  const auto l = graph.find(loss);
+  if (!l) throw Error("gradient: the graph has no vertex named '" + std::string(loss) + "' (--loss)");
+  std::map<VertexId, VertexId> copy;
+  Differentiated d{loss_subgraph(graph, *l, copy), copy.at(*l), {}, {}};
   for (const std::string& name : wrt) {
     const auto w = graph.find(name);
     if (!w) throw Error("gradient: the graph has no input named '" + name + "' (--wrt)");
-    targets.push_back(copy.at(*w));
+    if (!graph.vertex(*w).is_input()) throw not_an_input(name);
+    d.wrt.push_back(copy.at(*w));
   }
-  const auto grads = append_gradient(out, copy.at(*l), targets);
-  out.output(copy.at(*l));
-  for (VertexId gv : grads) out.output(gv);
-  return out;
+  d.grads = append_gradient(d.graph, d.loss, d.wrt);
+  return d;
+}
+
+}  // namespace
+
+Graph gradient_graph(const Graph& graph, std::string_view loss, const std::vector<std::string>& wrt) {
+  Differentiated d = differentiate(graph, loss, wrt);
+  d.graph.output(d.loss);
+  for (VertexId g : d.grads) d.graph.output(g);
+  return std::move(d.graph);
+}
+
+SgdStep sgd_step_graph(const Graph& graph, std::string_view loss, const std::vector<std::string>& params, double lr) {
+  if (!(lr > 0) || !std::isfinite(lr)) throw Error("the learning rate must be a finite number > 0");
+  Differentiated d = differentiate(graph, loss, params);
+  SgdStep step{std::move(d.graph), d.loss, {}};
+  Graph& g = step.graph;
+  for (std::size_t k = 0; k < d.wrt.size(); ++k) {
+    const Vertex& w = g.vertex(d.wrt[k]);
+    const std::string name = w.name, all = canonical_labels(w.bound.size());
+    for (const std::string& taken : {name + "__step", name + "__next"})
+      if (g.find(taken)) throw Error("train: the graph already has a vertex named '" + taken + "'; rename it");
+    EinSum scaled;
+    scaled.inputs = {all};
+    scaled.output = all;
+    scaled.map = {MapKind::scale, lr};
+    const VertexId s = g.add_einsum(name + "__step", scaled, {d.grads[k]});
+    EinSum update;
+    update.inputs = {all, all};
+    update.output = all;
+    update.join = JoinOp::sub;
+    step.carried.emplace_back(d.wrt[k], g.add_einsum(name + "__next", update, {d.wrt[k], s}));
+  }
+  g.output(step.loss);
+  for (const auto& [w, next] : step.carried) g.output(next);
+  return step;
 }
 
 }  // namespace einrel

@@ -55,6 +55,12 @@ commands:
       Writes the gradient graph of GRAPH in the graph language (stdout without --output): its inputs, the
       vertices the 0-d loss L depends on, and EinSum vertices computing grad_A, grad_B, ... (dL/dA, of A's
       shape) by reverse mode; outputs L, grad_A, grad_B, ... Run it with `einrel run` like any graph.
+  train GRAPH --loss L --params W1,W2,... --lr LR --steps N --input IN.h5 --output OUT.h5 [--report R.json]
+      [--procs P] [--planner NAME] [--cost-model engine|paper] [--transitions auto|point-to-point|collectives]
+      Plain SGD, W <- W - LR dL/dW, for N steps: forward, backward and update are one graph, planned once and
+      run N times by the engine, each W kept distributed where the next step reads it. IN.h5 holds the
+      parameters' initial values and every other input (data); OUT.h5 gets the parameters after N steps,
+      the report the loss before each update and the seconds of each step.
 
 options:
   -h, --help      this text
@@ -95,6 +101,7 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
           if constexpr (std::is_same_v<Options, PlanOptions>) plan_graph(comm, options, out);
           if constexpr (std::is_same_v<Options, ReshardOptions>) run_reshard(comm, options, out);
           if constexpr (std::is_same_v<Options, GradOptions>) grad_graph(comm, options, out);
+          if constexpr (std::is_same_v<Options, TrainOptions>) train_graph(comm, options, out);
         },
         command);
     return 0;

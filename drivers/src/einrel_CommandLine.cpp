@@ -3,6 +3,7 @@
 #include <einrel_Error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -238,6 +239,44 @@ GradOptions parse_grad(const std::vector<std::string>& args) {
   return options;
 }
 
+// A finite number > 0.
+double parse_rate(const std::string& s) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !(value > 0) || !std::isfinite(value))
+    throw Error("--lr needs a finite number > 0, got '" + s + "'");
+  return value;
+}
+
+TrainOptions parse_train(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(args,
+                                  {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner",
+                                   "cost-model", "transitions", "comm-buffer-limit"},
+                                  {}, "train");
+  TrainOptions options;
+  options.run.graph = graph_argument(p, "train");
+  for (const char* name : {"loss", "params", "lr", "steps", "input", "output"})
+    if (!option(p, name))
+      throw Error(std::string("train needs --") + name +
+                  " (einrel train GRAPH --loss L --params W1,W2 --lr LR --steps N --input IN.h5 --output OUT.h5)");
+  options.loss = *option(p, "loss");
+  options.params = name_list(*option(p, "params"), "params");
+  options.lr = parse_rate(*option(p, "lr"));
+  options.steps = static_cast<int>(std::min<std::int64_t>(parse_positive(*option(p, "steps"), "steps"), 1 << 30));
+  options.run.input = option(p, "input");
+  options.run.output = option(p, "output");
+  options.run.report = option(p, "report");
+  read_planning_options(p, options.run);
+  if (auto limit = option(p, "comm-buffer-limit"))
+    options.run.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+  return options;
+}
+
 }  // namespace
 
 CommandLine parse_command_line(std::vector<std::string> args) {
@@ -249,8 +288,9 @@ CommandLine parse_command_line(std::vector<std::string> args) {
   if (command == "matrix-chain") return parse_matrix_chain(args);
   if (command == "reshard") return parse_reshard(args);
   if (command == "grad") return parse_grad(args);
+  if (command == "train") return parse_train(args);
   throw Error("unknown command '" + command +
-              "' (available: run, plan, matrix-chain, reshard, grad; see einrel --help)");
+              "' (available: run, plan, matrix-chain, reshard, grad, train; see einrel --help)");
 }
 
 }  // namespace einrel

@@ -9,6 +9,7 @@
 #include <einrel_PlanCommand.hpp>
 #include <einrel_ReshardCommand.hpp>
 #include <einrel_RunCommand.hpp>
+#include <einrel_TrainCommand.hpp>
 
 #include <string>
 #include <variant>
@@ -16,7 +17,8 @@
 
 namespace einrel {
 
-using CommandLine = std::variant<RunOptions, MatrixChainOptions, PlanOptions, ReshardOptions, GradOptions>;
+using CommandLine =
+    std::variant<RunOptions, MatrixChainOptions, PlanOptions, ReshardOptions, GradOptions, TrainOptions>;
 
 // `args` are the words after the program name: the subcommand, then its options ("--name value" or
 // "--name=value") and positional arguments. Throws Error naming the first problem (an unknown command or

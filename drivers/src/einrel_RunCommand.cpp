@@ -9,6 +9,7 @@
 #include <einrel_ParallelHdf5.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
+#include <einrel_RunData.hpp>
 #include <einrel_RunReport.hpp>
 #include <einrel_Wait.hpp>
 #include <einrel_WarmMemory.hpp>
@@ -26,21 +27,19 @@
 namespace einrel {
 namespace {
 
-using Exec = Kokkos::DefaultExecutionSpace;
-using Memory = Exec::memory_space;
 using redistribute::collectively;
 using redistribute::Communicator;
 using redistribute::complete;
+using rundata::exchange_limits;
+using rundata::Exec;
+using rundata::host_view;
+using rundata::HostBlock;
+using rundata::load_inputs;
+using rundata::Memory;
+using rundata::Setup;
+using rundata::Values;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
-using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
-
-// What the run needs before any data moves, checked on every rank.
-redistribute::ExchangeLimits exchange_limits(const RunOptions& options) {
-  redistribute::ExchangeLimits limits;
-  limits.buffer_bytes = options.comm_buffer_limit;
-  return limits;
-}
 
 // With --memory-limit, the pool caches at most the smaller of the bytes the plan leaves under the limit
 // and 1/16 of this rank's estimated peak, so that the memory it holds — blocks in use plus free ones
@@ -61,93 +60,18 @@ class PoolCacheLimit {
   std::size_t previous_;
 };
 
-struct Setup {
-  Graph graph;
-  partition::Plan plan;
-  std::optional<engine::Schedule> schedule;
-  std::map<std::string, io::DatasetSource> sources;  // per graph input, when read from HDF5
-  std::optional<engine::FailureInjection> failure;
-};
-
 Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
   Setup s;
   s.graph = std::move(graph);
-  if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
-  if (options.random_seed && !options.bind.empty()) throw Error("--bind reads inputs from files; --random makes them");
-  if (!options.input && !options.random_seed && options.bind.empty())
-    throw Error("no input data: give --input FILE.h5, --bind NAME=FILE.h5:/dataset or --random SEED");
-  std::map<std::string, io::DatasetSource> bound;
-  for (const std::string& text : options.bind) {
-    auto [name, source] = io::parse_binding(text);
-    const auto id = s.graph.find(name);
-    if (!id || !s.graph.vertex(*id).is_input())
-      throw Error("--bind names '" + name + "', which is not an input of the graph");
-    if (!bound.emplace(name, source).second) throw Error("--bind names input '" + name + "' twice");
-  }
-  if (!options.random_seed)
-    for (const Vertex& v : s.graph.vertices()) {
-      if (!v.is_input()) continue;
-      if (bound.count(v.name)) {
-        s.sources[v.name] = bound[v.name];
-      } else if (options.input) {
-        s.sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};
-      } else {
-        throw Error("input '" + v.name + "' has no data: bind it with --bind " + v.name +
-                    "=FILE.h5:/dataset or give --input");
-      }
-    }
+  s.sources = rundata::input_sources(s.graph, options);
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
   engine::FittedPlan fitted = engine::plan_within_memory(
       s.graph, comm.size(), {procs, options.planner, options.cost_model, exchange_limits(options), options.transitions},
       options.memory_limit);
   s.plan = std::move(fitted.plan);
   s.schedule.emplace(s.graph, s.plan.partitions, comm.size(), fitted.transitions);
-  if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
-    s.failure = engine::parse_failure_injection(inject);
+  s.failure = rundata::failure_injection();
   return s;
-}
-
-// Host memory holding a block's elements: the block's own when the host can read it, else a mirror.
-template <class Scalar>
-auto host_view(const Tensor<Scalar, Memory>& block) {
-  return compat::create_host_mirror_uninitialized(block.view());
-}
-template <class Scalar>
-using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>()));
-
-// Collective: this rank's blocks of every input, in the schedule's layouts.
-Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& options) {
-  Values values(s.graph.size());
-  io::InputFiles files(comm);
-  std::uint32_t stream = 0;  // the input's index among the graph's inputs
-  for (VertexId v = 0; v < s.graph.size(); ++v) {
-    const Vertex& vertex = s.graph.vertex(v);
-    if (!vertex.is_input()) continue;
-    collectively(comm, [&] { engine::inject(s.failure, comm.rank(), vertex.name, engine::Phase::read); });
-    dispatch_dtype(vertex.dtype, [&](auto scalar) {
-      using S = decltype(scalar);
-      std::optional<Distributed<S>> d;
-      collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, s.schedule->layout(v)); });
-      if (options.random_seed) {
-        for (const auto& [key, block] : d->local())
-          fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, d->grid().box(key), block.view());
-        compat::fence(Exec{}, "einrel run: random inputs");
-      } else {
-        std::vector<io::HostBox> boxes;
-        std::vector<HostBlock<S>> hosts;
-        for (const auto& [key, block] : d->local()) {
-          hosts.push_back(host_view(block));
-          boxes.push_back({d->grid().box(key), hosts.back().data()});
-        }
-        files.read(s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
-        std::size_t i = 0;
-        for (const auto& [key, block] : d->local()) Kokkos::deep_copy(block.view(), hosts[i++]);
-      }
-      values[v] = std::move(*d);
-    });
-    ++stream;
-  }
-  return values;
 }
 
 // Collective: the whole of a distributed tensor on rank 0 (on the host), for --check only.
@@ -362,30 +286,6 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   return report;
 }
 
-// Collective: every output written by the first site of each of its blocks, into one file.
-void write_outputs(const Communicator& comm, const Graph& graph, const Values& results, const std::string& path) {
-  std::vector<io::DatasetBoxes> datasets;
-  std::vector<std::shared_ptr<void>> keep;  // host copies of the blocks until written
-  for (VertexId v : graph.outputs()) {
-    const Vertex& vertex = graph.vertex(v);
-    io::DatasetBoxes out{vertex.name, vertex.dtype, vertex.bound, {}};
-    std::visit(
-        [&](const auto& d) {
-          for (const auto& [key, block] : d.local()) {
-            const Extent b = d.grid().id(key);
-            if (d.layout().placement().site(b, 0) != comm.rank()) continue;
-            auto host = std::make_shared<std::decay_t<decltype(host_view(block))>>(host_view(block));
-            Kokkos::deep_copy(*host, block.view());
-            out.boxes.push_back({d.grid().box(key), host->data()});
-            keep.push_back(host);
-          }
-        },
-        *results[v]);
-    datasets.push_back(std::move(out));
-  }
-  io::write_boxes(comm, path, datasets);
-}
-
 }  // namespace
 
 void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out) {
@@ -471,7 +371,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   });
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);
-    write_outputs(comm, s.graph, result->values, *options.output);
+    rundata::write_values(comm, s.graph, result->values, rundata::outputs_by_name(s.graph), *options.output);
   }
   collectively(comm, [&] {
     if (report_file) report_file->commit();

@@ -146,7 +146,8 @@ JoinOp join_of(AggOp op) {
 }  // namespace
 
 Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
-                   TransitionPolicy policy, const CommModel& model)
+                   TransitionPolicy policy, const CommModel& model,
+                   const std::vector<std::pair<VertexId, VertexId>>& carried)
     : ranks_(ranks),
       policy_(policy),
       uses_(graph.size(), 0),
@@ -172,6 +173,12 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
         if (vertex.inputs[j] == in && vertices_[v]->operand_layout(j) == vertices_[v]->operand_layout(k)) same = j;
       shared_[v].push_back(same);
     }
+  }
+  for (const auto& [w, next] : carried) {
+    if (w >= graph.size() || next >= graph.size() || !graph.vertex(w).is_input() || graph.vertex(next).is_input() ||
+        graph.vertex(w).bound != graph.vertex(next).bound || graph.vertex(w).dtype != graph.vertex(next).dtype)
+      throw Error("a carried value needs an input and an EinSum vertex of one bound and dtype");
+    layouts_[w] = layouts_[next];
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
   choose_transitions(graph, model);

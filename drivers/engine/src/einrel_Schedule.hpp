@@ -73,8 +73,12 @@ class Schedule {
  public:
   // Throws Error unless there is one partition vector per vertex fitting each EinSum, and ranks >= 1.
   // `policy` says how operands may move between layouts (TransitionChooser), by `model`.
+  // `carried` pairs (input W, EinSum vertex W'), for graphs executed again with W' fed back as W (a training
+  // step, docs/training.md): W lives in W''s output layout, so the value comes back where it is read, and
+  // W's readers move it from there like any operand.
   Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
-           TransitionPolicy policy = TransitionPolicy::automatic, const CommModel& model = {});
+           TransitionPolicy policy = TransitionPolicy::automatic, const CommModel& model = {},
+           const std::vector<std::pair<VertexId, VertexId>>& carried = {});
 
   int ranks() const { return ranks_; }
   const std::vector<partition::PartitionVector>& partitions() const { return partitions_; }

@@ -1,0 +1,118 @@
+#include <einrel_CounterRandom.hpp>
+#include <einrel_RunData.hpp>
+
+#include <cstdlib>
+#include <memory>
+
+namespace einrel::rundata {
+
+using redistribute::collectively;
+using redistribute::Communicator;
+template <class Scalar>
+using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
+
+redistribute::ExchangeLimits exchange_limits(const RunOptions& options) {
+  redistribute::ExchangeLimits limits;
+  limits.buffer_bytes = options.comm_buffer_limit;
+  return limits;
+}
+
+std::map<std::string, io::DatasetSource> input_sources(const Graph& graph, const RunOptions& options) {
+  if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
+  if (options.random_seed && !options.bind.empty()) throw Error("--bind reads inputs from files; --random makes them");
+  if (!options.input && !options.random_seed && options.bind.empty())
+    throw Error("no input data: give --input FILE.h5, --bind NAME=FILE.h5:/dataset or --random SEED");
+  std::map<std::string, io::DatasetSource> bound, sources;
+  for (const std::string& text : options.bind) {
+    auto [name, source] = io::parse_binding(text);
+    const auto id = graph.find(name);
+    if (!id || !graph.vertex(*id).is_input())
+      throw Error("--bind names '" + name + "', which is not an input of the graph");
+    if (!bound.emplace(name, source).second) throw Error("--bind names input '" + name + "' twice");
+  }
+  if (options.random_seed) return sources;
+  for (const Vertex& v : graph.vertices()) {
+    if (!v.is_input()) continue;
+    if (bound.count(v.name)) {
+      sources[v.name] = bound[v.name];
+    } else if (options.input) {
+      sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};
+    } else {
+      throw Error("input '" + v.name + "' has no data: bind it with --bind " + v.name +
+                  "=FILE.h5:/dataset or give --input");
+    }
+  }
+  return sources;
+}
+
+std::optional<engine::FailureInjection> failure_injection() {
+  if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
+    return engine::parse_failure_injection(inject);
+  return std::nullopt;
+}
+
+Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& options) {
+  Values values(s.graph.size());
+  io::InputFiles files(comm);
+  std::uint32_t stream = 0;  // the input's index among the graph's inputs
+  for (VertexId v = 0; v < s.graph.size(); ++v) {
+    const Vertex& vertex = s.graph.vertex(v);
+    if (!vertex.is_input()) continue;
+    collectively(comm, [&] { engine::inject(s.failure, comm.rank(), vertex.name, engine::Phase::read); });
+    dispatch_dtype(vertex.dtype, [&](auto scalar) {
+      using S = decltype(scalar);
+      std::optional<Distributed<S>> d;
+      collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, s.schedule->layout(v)); });
+      if (options.random_seed) {
+        for (const auto& [key, block] : d->local())
+          fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, d->grid().box(key), block.view());
+        compat::fence(Exec{}, "einrel run: random inputs");
+      } else {
+        std::vector<io::HostBox> boxes;
+        std::vector<HostBlock<S>> hosts;
+        for (const auto& [key, block] : d->local()) {
+          hosts.push_back(host_view(block));
+          boxes.push_back({d->grid().box(key), hosts.back().data()});
+        }
+        files.read(s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        std::size_t i = 0;
+        for (const auto& [key, block] : d->local()) Kokkos::deep_copy(block.view(), hosts[i++]);
+      }
+      values[v] = std::move(*d);
+    });
+    ++stream;
+  }
+  return values;
+}
+
+std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph) {
+  std::vector<std::pair<std::string, VertexId>> named;
+  for (VertexId v : graph.outputs()) named.emplace_back(graph.vertex(v).name, v);
+  return named;
+}
+
+void write_values(const Communicator& comm, const Graph& graph, const Values& values,
+                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path) {
+  std::vector<io::DatasetBoxes> boxes;
+  std::vector<std::shared_ptr<void>> keep;  // host copies of the blocks until written
+  for (const auto& [name, v] : datasets) {
+    const Vertex& vertex = graph.vertex(v);
+    io::DatasetBoxes out{name, vertex.dtype, vertex.bound, {}};
+    std::visit(
+        [&](const auto& d) {
+          for (const auto& [key, block] : d.local()) {
+            const Extent b = d.grid().id(key);
+            if (d.layout().placement().site(b, 0) != comm.rank()) continue;
+            auto host = std::make_shared<std::decay_t<decltype(host_view(block))>>(host_view(block));
+            Kokkos::deep_copy(*host, block.view());
+            out.boxes.push_back({d.grid().box(key), host->data()});
+            keep.push_back(host);
+          }
+        },
+        *values[v]);
+    boxes.push_back(std::move(out));
+  }
+  io::write_boxes(comm, path, boxes);
+}
+
+}  // namespace einrel::rundata

@@ -1,0 +1,72 @@
+#ifndef EINREL_RUNDATA_HPP
+#define EINREL_RUNDATA_HPP
+
+// What `einrel run` and `einrel train` share between the graph file and the engine: where each input's
+// data comes from, reading every rank's blocks of the inputs in the schedule's layouts, and writing
+// distributed values into one HDF5 file.
+
+#include <einrel_Communicator.hpp>
+#include <einrel_Engine.hpp>
+#include <einrel_FailureInjection.hpp>
+#include <einrel_KokkosCompat.hpp>
+#include <einrel_ParallelHdf5.hpp>
+#include <einrel_Planner.hpp>
+#include <einrel_RunCommand.hpp>
+#include <einrel_Schedule.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace einrel::rundata {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Memory = Exec::memory_space;
+using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
+
+// A planned graph and where its inputs come from.
+struct Setup {
+  Graph graph;
+  partition::Plan plan;
+  std::optional<engine::Schedule> schedule;
+  std::map<std::string, io::DatasetSource> sources;  // per graph input, when read from HDF5
+  std::optional<engine::FailureInjection> failure;
+};
+
+// The exchange limits the options ask for (--comm-buffer-limit).
+redistribute::ExchangeLimits exchange_limits(const RunOptions& options);
+
+// The HDF5 dataset of every input of `graph` (--input, --bind), or none with --random. Throws Error for
+// conflicting or missing sources and bindings of names that are no input.
+std::map<std::string, io::DatasetSource> input_sources(const Graph& graph, const RunOptions& options);
+
+// The test-only EINREL_TEST_INJECT_FAILURE, parsed (docs/engine.md).
+std::optional<engine::FailureInjection> failure_injection();
+
+// Host memory holding a block's elements: the block's own when the host can read it, else a mirror.
+template <class Scalar>
+auto host_view(const Tensor<Scalar, Memory>& block) {
+  return compat::create_host_mirror_uninitialized(block.view());
+}
+template <class Scalar>
+using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>()));
+
+// Collective: this rank's blocks of every input, in the schedule's layouts (others empty): read from
+// s.sources, or counter-based random values with options.random_seed.
+Values load_inputs(const redistribute::Communicator& comm, const Setup& s, const RunOptions& options);
+
+// (dataset name, vertex) for every output of the graph, named like the vertex.
+std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph);
+
+// Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or
+// nothing), each block written by the first site that holds it.
+void write_values(const redistribute::Communicator& comm, const Graph& graph, const Values& values,
+                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path);
+
+}  // namespace einrel::rundata
+
+#endif

@@ -1,0 +1,140 @@
+#include <einrel_AtomicFile.hpp>
+#include <einrel_Carried.hpp>
+#include <einrel_Gradient.hpp>
+#include <einrel_GraphFile.hpp>
+#include <einrel_RunData.hpp>
+#include <einrel_TrainCommand.hpp>
+#include <einrel_Wait.hpp>
+#include <einrel_WarmMemory.hpp>
+
+#include <iomanip>
+#include <sstream>
+
+namespace einrel {
+namespace {
+
+using redistribute::collectively;
+using redistribute::Communicator;
+using redistribute::complete;
+using rundata::Exec;
+using rundata::Memory;
+using rundata::Values;
+
+// Collective: the value of a 0-d vertex on every rank (its one block lives on one rank).
+double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memory>& value) {
+  double mine = 0;
+  std::visit(
+      [&](const auto& d) {
+        for (const auto& [key, block] : d.local())
+          if (d.layout().placement().site(d.grid().id(key), 0) == comm.rank()) {
+            const auto host = rundata::host_view(block);
+            Kokkos::deep_copy(host, block.view());
+            mine = static_cast<double>(host(0));
+          }
+      },
+      value);
+  double sum = 0;
+  MPI_Request request;
+  complete(MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm.get(), &request), request, "MPI_Iallreduce");
+  return sum;
+}
+
+std::string number(double x) {
+  std::ostringstream s;
+  s << std::setprecision(17) << x;
+  return s.str();
+}
+
+std::string report_json(const TrainOptions& o, const partition::Plan& plan, int ranks, double carried,
+                        const std::vector<double>& losses, const std::vector<double>& seconds,
+                        const std::vector<Extent>& floats) {
+  auto list = [](const auto& xs) {
+    std::string s = "[";
+    for (std::size_t k = 0; k < xs.size(); ++k) s += (k ? ", " : "") + number(static_cast<double>(xs[k]));
+    return s + "]";
+  };
+  std::string params;
+  for (const std::string& p : o.params) params += (params.empty() ? "\"" : ", \"") + p + "\"";
+  return "{\n  \"command\": \"train\",\n  \"graph\": \"" + o.run.graph + "\",\n  \"loss\": \"" + o.loss +
+         "\",\n  \"params\": [" + params + "],\n  \"lr\": " + number(o.lr) +
+         ",\n  \"steps\": " + std::to_string(o.steps) + ",\n  \"planner\": \"" + plan.planner +
+         "\",\n  \"procs\": " + std::to_string(plan.procs) + ",\n  \"num_ranks\": " + std::to_string(ranks) +
+         ",\n  \"predicted_cost_per_step\": " + number(plan.total_cost + carried) +
+         ",\n  \"predicted_carried_cost_per_step\": " + number(carried) + ",\n  \"losses\": " + list(losses) +
+         ",\n  \"seconds_per_step\": " + list(seconds) + ",\n  \"floats_moved_per_step\": " + list(floats) + "\n}\n";
+}
+
+}  // namespace
+
+void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& out) {
+  const Communicator comm(user_comm);
+  if (!options.run.input) throw Error("train needs --input IN.h5 with the parameters' initial values and the data");
+  if (!options.run.output) throw Error("train needs --output OUT.h5 for the parameters after the last step");
+  rundata::Setup s;
+  SgdStep step;
+  double carried = 0;
+  collectively(comm, [&] {
+    step = sgd_step_graph(read_graph_file(options.run.graph), options.loss, options.params, options.lr);
+    s.graph = step.graph;
+    s.sources = rundata::input_sources(s.graph, options.run);
+    const Extent procs = options.run.procs ? *options.run.procs : partition::procs_for_ranks(comm.size());
+    s.plan = partition::make_plan(s.graph, procs, options.run.planner, options.run.cost_model);
+    partition::plan_carried(s.graph, s.plan, step.carried);
+    carried = partition::carried_cost(s.graph, s.plan.partitions, step.carried, s.plan.cost_model);
+    s.schedule.emplace(s.graph, s.plan.partitions, comm.size(), options.run.transitions, engine::CommModel{},
+                       step.carried);
+    s.failure = rundata::failure_injection();
+  });
+  redistribute::Exchange<Memory> exchange(comm);
+  engine::EngineOptions engine_options;
+  engine_options.limits = rundata::exchange_limits(options.run);
+  engine_options.failure = s.failure;
+  collectively(comm, [&] { engine::warm_memory(Exec{}, exchange, s.graph, *s.schedule, engine_options); });
+  engine::prepare_collectives(Exec{}, exchange, s.graph, *s.schedule);
+  Values values = rundata::load_inputs(comm, s, options.run);
+
+  std::vector<double> losses, seconds;
+  std::vector<Extent> floats;
+  for (int k = 0; k < options.steps; ++k) {
+    MPI_Request request;  // time each step from a common start
+    complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
+    const double start = MPI_Wtime();
+    auto result = engine::execute(Exec{}, exchange, s.graph, *s.schedule, values, engine_options);
+    const double mine[2] = {MPI_Wtime() - start, static_cast<double>(result.traffic.floats_sent)};
+    double all[2];
+    complete(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm.get(), &request), request, "MPI_Iallreduce");
+    Extent sent = result.traffic.floats_sent, total = 0;
+    complete(MPI_Iallreduce(&sent, &total, 1, MPI_INT64_T, MPI_SUM, comm.get(), &request), request, "MPI_Iallreduce");
+    seconds.push_back(all[0]);
+    floats.push_back(total);
+    losses.push_back(scalar_value(comm, *result.values[step.loss]));
+    // Each W' lies in the layout the schedule reads W in (Schedule's carried pairs): no data moves here.
+    for (const auto& [w, next] : step.carried) values[w] = std::move(result.values[next]);
+  }
+
+  std::vector<std::pair<std::string, VertexId>> params;
+  for (const auto& [w, next] : step.carried) params.emplace_back(s.graph.vertex(w).name, w);
+  const bool root = comm.rank() == 0;
+  std::optional<io::AtomicFile> report_file;
+  collectively(comm, [&] {
+    if (options.run.report && root) {
+      report_file.emplace(*options.run.report);
+      report_file->write_text(report_json(options, s.plan, comm.size(), carried, losses, seconds, floats));
+    }
+  });
+  rundata::write_values(comm, s.graph, values, params, *options.run.output);
+  collectively(comm, [&] {
+    if (report_file) report_file->commit();
+  });
+  if (!root) return;
+  out << "einrel train: " << options.steps << " SGD steps of " << options.run.graph << " on " << comm.size()
+      << " rank(s), p = " << s.plan.procs << ", planner " << s.plan.planner << "\n";
+  for (std::size_t k = 0; k < losses.size(); ++k)
+    out << "step " << k + 1 << ": loss " << number(losses[k]) << ", " << std::fixed << std::setprecision(6)
+        << seconds[k] << " s, " << floats[k] << " floats moved\n"
+        << std::defaultfloat;
+  out << "wrote " << params.size() << " parameter(s) to " << *options.run.output << "\n";
+  if (options.run.report) out << "wrote report to " << *options.run.report << "\n";
+}
+
+}  // namespace einrel
