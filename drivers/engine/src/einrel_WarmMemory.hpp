@@ -134,22 +134,27 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
       for (VertexId in : lifetimes.read_operands(vertex)) held[in].clear();
       std::map<Extent, Block> partials;
       const auto [first, last] = vs.tuples_of(rank);
-      // Each kernel call's temporaries, taken while the call's partial is: one set per kind of call.
-      std::set<std::pair<std::vector<Bound>, bool>> calls;
+      // Each kernel call's temporaries, taken while the call's partial is and given back after it, as
+      // execute does for every call (the pool may hand a freed temporary to the next call's partial, which
+      // then needs a temporary of its own); their sizes are computed once per kind of call.
+      std::map<std::pair<std::vector<Bound>, bool>, std::vector<Extent>> calls;
       for (Extent t = first; t < last; ++t) {
         const Extent g = vs.output_block(t);
         const bool accumulate = partials.count(g) > 0;
         if (!accumulate)
           partials.emplace(
               g, schedule.in_place(v) ? std::get<Block>(first_operand.at(g)) : take(out.box(out.key(g)).extents()));
-        const auto [call, fresh] = calls.emplace(vs.tuple_bounds(t), accumulate);
-        if (!fresh) continue;
+        auto call = calls.find({vs.tuple_bounds(t), accumulate});
+        if (call == calls.end())
+          call = calls
+                     .emplace(std::pair{vs.tuple_bounds(t), accumulate},
+                              kernels::einsum_scratch(resolve(vertex.resolved->einsum(), vs.tuple_bounds(t)), accumulate,
+                                                      {vertex.dtype, target.threads, target.host}))
+                     .first;
         std::vector<Block> scratch;
-        for (Extent n : kernels::einsum_scratch(resolve(vertex.resolved->einsum(), call->first), accumulate,
-                                                {vertex.dtype, target.threads, target.host}))
-          scratch.push_back(take({n}));
+        for (Extent n : call->second) scratch.push_back(take({n}));
         const auto warm = vendor_gemm.find(vertex.dtype);
-        if (warm != vendor_gemm.end() && warm->second.vertex == v && warm->second.bounds == call->first) {
+        if (warm != vendor_gemm.end() && warm->second.vertex == v && warm->second.bounds == call->first.first) {
           auto data = [&](std::size_t k) -> const S* {  // operand k's block of tuple t
             const auto& blocks = operands[schedule.shared_operand(v, k).value_or(k)];
             const auto found = blocks.find(vs.operand_block(k, t));
