@@ -185,7 +185,7 @@ int main(int argc, char* argv[]) {
                     static_cast<long long>(p), planner.c_str(), seconds, considered, cost, cost / reference);
         std::fflush(stdout);
       };
-      for (const std::string& planner : partition::planner_names()) {
+      for (const std::string& planner : partition::planners_for(c.graph)) {
         partition::Plan plan;
         const double seconds = bench::median_seconds(reps, [&] { plan = partition::make_plan(c.graph, p, planner); });
         row(planner, seconds, plan.partitions_considered, plan.total_cost);

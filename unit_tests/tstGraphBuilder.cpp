@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 namespace {
 
@@ -34,6 +36,23 @@ output t2, D, S
 )",
                               "same.ein");
   EXPECT_EQ(print_graph(g), print_graph(f));
+}
+
+// drivers/examples/llama_layer.ein is the builder's layer at its shape, written out with comments.
+TEST(GraphBuilder, LlamaLayerIsTheExampleFile) {
+  Graph g;
+  const VertexId x = g.input("x", Dtype::f64, {256, 256});
+  const VertexId out = builders::llama_layer(g, x, {256, 256, 8, 32, 704, 1e-5});
+  g.output(out);
+  std::ifstream file(EINREL_EXAMPLES_DIR "/llama_layer.ein");
+  ASSERT_TRUE(file) << EINREL_EXAMPLES_DIR "/llama_layer.ein";
+  std::stringstream text;
+  text << file.rdbuf();
+  EXPECT_EQ(print_graph(parse_graph(text.str(), "llama_layer.ein")), print_graph(g));
+  // 4 RMSNorm vertices + 2 scalings each, 3 projections, 4 per RoPE, scores 3, softmax 4, 3 more for the
+  // attention, 7 for SwiGLU and the residual.
+  EXPECT_EQ(g.vertex(g.outputs()[0]).bound, (Bound{256, 256}));
+  EXPECT_THROW(builders::llama_layer(g, x, {128, 256, 8, 32, 704, 1e-5}, "y_"), Error);
 }
 
 TEST(GraphBuilder, GeneratedNamesAreFresh) {

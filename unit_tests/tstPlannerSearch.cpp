@@ -219,12 +219,15 @@ TEST(PlannerSearch, PlansAreDeterministicAndCostedByTheModel) {
 TEST(PlannerSearch, RejectsUnknownPlannersAndPNotAPowerOfTwo) {
   Graph g;
   g.output(builders::matrix_chain(g, {8, 8, 8}, Dtype::f64));
-  EXPECT_EQ(partition::planner_names(), (std::vector<std::string>{"eindecomp", "sqrt", "data", "greedy"}));
+  EXPECT_EQ(partition::planner_names(),
+            (std::vector<std::string>{"eindecomp", "sqrt", "data", "greedy", "megatron", "sequence", "attention"}));
+  EXPECT_EQ(partition::planners_for(g), (std::vector<std::string>{"eindecomp", "sqrt", "data", "greedy"}));
   try {
     partition::make_plan(g, 4, "magic");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "unknown planner 'magic' (available: eindecomp, sqrt, data, greedy)");
+    EXPECT_STREQ(e.what(),
+                 "unknown planner 'magic' (available: eindecomp, sqrt, data, greedy, megatron, sequence, attention)");
   }
   EXPECT_THROW(partition::make_plan(g, 12, "eindecomp"), Error);
   EXPECT_EQ(partition::procs_for_ranks(1), 1);

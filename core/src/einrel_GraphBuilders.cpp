@@ -17,6 +17,32 @@ EinsumOptions joined(const std::string& name, JoinOp join) {
   return o;
 }
 
+EinsumOptions mapped(const std::string& name, MapKind map, double c = 0) {
+  EinsumOptions o = named(name);
+  o.map = {map, c};
+  return o;
+}
+
+// x [s,a] · (mean_a x² + eps)^(-1/2) · g[a], with g an input named `name`.
+VertexId rms_norm(Graph& g, VertexId x, double eps, const std::string& name) {
+  const Extent a = g.vertex(x).bound.at(1);
+  const VertexId gain = g.input(name, g.vertex(x).dtype, {a});
+  const VertexId squares = g.einsum("sa->s", x, mapped(name + "_ss", MapKind::square));
+  const VertexId mean = g.einsum("s->s", squares, mapped(name + "_ms", MapKind::scale, 1.0 / static_cast<double>(a)));
+  const VertexId shifted = g.einsum("s->s", mean, mapped(name + "_eps", MapKind::shift, eps));
+  const VertexId inverse = g.einsum("s->s", shifted, mapped(name + "_rs", MapKind::pow, -0.5));
+  const VertexId scaled = g.einsum("sa,s->sa", x, inverse, named(name + "_xs"));
+  return g.einsum("sa,a->sa", scaled, gain, named(name + "_out"));
+}
+
+// Rotary position embedding of q [s,h,d]: q·cos + (q·rot)·sin.
+VertexId rope(Graph& g, VertexId q, VertexId cos, VertexId sin, VertexId rot, const std::string& name) {
+  const VertexId rotated = g.einsum("shd,de->she", q, rot, named(name + "_rot"));
+  const VertexId c = g.einsum("shd,sd->shd", q, cos, named(name + "_cos"));
+  const VertexId s = g.einsum("shd,sd->shd", rotated, sin, named(name + "_sin"));
+  return g.einsum("shd,shd->shd", c, s, joined(name, JoinOp::add));
+}
+
 }  // namespace
 
 VertexId matrix_chain(Graph& g, const std::vector<Extent>& dims, Dtype dtype, const std::string& prefix) {
@@ -84,6 +110,50 @@ VertexId transformer_layer(Graph& g, VertexId x, const AttentionShape& shape, Ex
   const VertexId r1 = g.einsum("sa,sa->sa", x, attended, joined(prefix + "R1", JoinOp::add));
   const VertexId ffn = feed_forward(g, r1, hidden, prefix + "ffn_");
   return g.einsum("sa,sa->sa", r1, ffn, joined(prefix + "R2", JoinOp::add));
+}
+
+VertexId llama_layer(Graph& g, VertexId x, const LlamaShape& shape, const std::string& prefix) {
+  const Dtype dtype = g.vertex(x).dtype;
+  if (g.vertex(x).bound != Bound{shape.sequence, shape.model})
+    throw Error("llama_layer: x must be [sequence, model] = [" + std::to_string(shape.sequence) + "," +
+                std::to_string(shape.model) + "]");
+  const Bound weight{shape.model, shape.heads, shape.head_dim};
+  const VertexId wq = g.input(prefix + "WQ", dtype, weight);
+  const VertexId wk = g.input(prefix + "WK", dtype, weight);
+  const VertexId wv = g.input(prefix + "WV", dtype, weight);
+  const VertexId wo = g.input(prefix + "WO", dtype, weight);
+  const VertexId cos = g.input(prefix + "cos", dtype, {shape.sequence, shape.head_dim});
+  const VertexId sin = g.input(prefix + "sin", dtype, {shape.sequence, shape.head_dim});
+  const VertexId rot = g.input(prefix + "rot", dtype, {shape.head_dim, shape.head_dim});
+  const VertexId mask = g.input(prefix + "mask", dtype, {shape.sequence, shape.sequence});
+
+  const VertexId xn = rms_norm(g, x, shape.eps, prefix + "attn_norm");
+  const VertexId q = g.einsum("sa,ahd->shd", xn, wq, named(prefix + "Q"));
+  const VertexId k = g.einsum("sa,ahd->shd", xn, wk, named(prefix + "K"));
+  const VertexId v = g.einsum("sa,ahd->shd", xn, wv, named(prefix + "V"));
+  const VertexId qr = rope(g, q, cos, sin, rot, prefix + "QR");
+  const VertexId kr = rope(g, k, cos, sin, rot, prefix + "KR");
+  const VertexId scores = g.einsum("shd,thd->hst", qr, kr, named(prefix + "S"));
+  const VertexId scaled =
+      g.einsum("hst->hst", scores,
+               mapped(prefix + "S_scaled", MapKind::scale, 1.0 / std::sqrt(static_cast<double>(shape.head_dim))));
+  const VertexId masked = g.einsum("hst,st->hst", scaled, mask, joined(prefix + "S_masked", JoinOp::add));
+  const VertexId probs = g.softmax(masked, prefix + "P");
+  const VertexId o = g.einsum("hst,thd->shd", probs, v, named(prefix + "O"));
+  const VertexId attended = g.einsum("shd,ahd->sa", o, wo, named(prefix + "attn_out"));
+  const VertexId x1 = g.einsum("sa,sa->sa", x, attended, joined(prefix + "X1", JoinOp::add));
+
+  const VertexId wgate = g.input(prefix + "W_gate", dtype, {shape.model, shape.hidden});
+  const VertexId wup = g.input(prefix + "W_up", dtype, {shape.model, shape.hidden});
+  const VertexId wdown = g.input(prefix + "W_down", dtype, {shape.hidden, shape.model});
+  const VertexId xn1 = rms_norm(g, x1, shape.eps, prefix + "ffn_norm");
+  const VertexId gate = g.einsum("sa,af->sf", xn1, wgate, named(prefix + "G"));
+  const VertexId sig = g.einsum("sf->sf", gate, mapped(prefix + "G_sigmoid", MapKind::sigmoid));
+  const VertexId silu = g.einsum("sf,sf->sf", gate, sig, named(prefix + "G_silu"));
+  const VertexId up = g.einsum("sa,af->sf", xn1, wup, named(prefix + "U"));
+  const VertexId h = g.einsum("sf,sf->sf", silu, up, named(prefix + "H"));
+  const VertexId down = g.einsum("sf,fa->sa", h, wdown, named(prefix + "D"));
+  return g.einsum("sa,sa->sa", x1, down, joined(prefix + "out", JoinOp::add));
 }
 
 }  // namespace einrel::builders

@@ -38,6 +38,22 @@ VertexId feed_forward(Graph& g, VertexId x, Extent hidden, const std::string& pr
 VertexId transformer_layer(Graph& g, VertexId x, const AttentionShape& shape, Extent hidden,
                            const std::string& prefix = "");
 
+// A LLaMA decoder layer (eindecomp.txt §9, experiment 3; prefill of one sequence) on x [s,a]:
+//   x1 = x + Attention(RMSNorm(x)),  out = x1 + SwiGLU(RMSNorm(x1)).
+// RMSNorm(x) = x · (mean_a x² + eps)^(-1/2) · g, with g the inputs prefix+"attn_norm" / "ffn_norm" [a].
+// Attention: Q, K, V [s,h,d] through prefix+"WQ", "WK", "WV" [a,h,d]; RoPE on Q and K as
+// q·cos + (q·rot)·sin with the inputs prefix+"cos", "sin" [s,d] and prefix+"rot" [d,d] (rotate-half as a
+// fixed signed permutation matrix); scores [h,s,t] scaled by 1/sqrt(d) plus the input prefix+"mask" [s,t]
+// (0 where t <= s, a large negative number elsewhere); softmax over t; O [s,h,d]; output through
+// prefix+"WO" [a,h,d]. SwiGLU: (silu(x W_gate) ⊙ (x W_up)) W_down with prefix+"W_gate", "W_up" [a,f] and
+// prefix+"W_down" [f,a]; silu(g) = g · sigmoid(g). Labels: s sequence, t key sequence, a model width,
+// h heads, d head width, f FFN hidden width.
+struct LlamaShape {
+  Extent sequence = 0, model = 0, heads = 0, head_dim = 0, hidden = 0;
+  double eps = 1e-5;
+};
+VertexId llama_layer(Graph& g, VertexId x, const LlamaShape& shape, const std::string& prefix = "");
+
 }  // namespace einrel::builders
 
 #endif

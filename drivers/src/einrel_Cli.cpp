@@ -21,8 +21,9 @@ commands:
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
       the input and the element's index. Outputs are written collectively as root datasets of OUT.h5
       named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
-      (a power of two; default: the number of ranks rounded up to one) as the planner chooses (default
-      eindecomp) under the cost model (default engine: what einrel moves; paper: eindecomp.txt's).
+      (a power of two; default: the number of ranks rounded up to one) as the planner chooses (eindecomp,
+      the default; sqrt, data, greedy; on a transformer layer megatron, sequence, attention) under the
+      cost model (default engine: what einrel moves; paper: eindecomp.txt's).
       --check also evaluates on one rank without partitioning and fails if the results differ by more
       than rounding. --progress prints each finished vertex on rank 0 (stderr). --comm-buffer-limit caps
       the send + receive buffers of one exchange round. --memory-limit picks a plan whose block bytes
@@ -34,7 +35,7 @@ commands:
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
-  plan GRAPH [--procs P] [--ranks R] [--planner eindecomp|sqrt|data|greedy] [--cost-model engine|paper]
+  plan GRAPH [--procs P] [--ranks R] [--planner NAME] [--cost-model engine|paper]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
       of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per

@@ -1,6 +1,9 @@
 #include <einrel_Baselines.hpp>
+#include <einrel_LayerRoles.hpp>
 #include <einrel_PlanSearch.hpp>
 #include <einrel_Viable.hpp>
+
+#include <algorithm>
 
 namespace einrel::partition {
 namespace {
@@ -27,24 +30,63 @@ PartitionVector hand_out(const ResolvedEinSum& e, Extent p, const std::string& l
   return PartitionVector(e.unique_labels(), parts);
 }
 
-template <class Pick>
-Partitioning per_vertex(const Graph& graph, Extent p, Pick pick) {
+// Each vertex's labels in the order `order(v, e)` gives, doublings handed out by `pick`.
+template <class Order, class Pick>
+Partitioning per_vertex(const Graph& graph, Extent p, Order order, Pick pick) {
   check_procs(p);
   Partitioning result;
   result.partitions.resize(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (graph.vertex(v).is_input()) continue;
     const ResolvedEinSum& e = graph.resolved(v);
-    result.partitions[v] = hand_out(e, p, output_first(e), pick);
+    result.partitions[v] = hand_out(e, p, order(v, e), pick);
     ++result.partitions_considered;
   }
   return result;
 }
 
+std::string output_first_order(VertexId, const ResolvedEinSum& e) { return output_first(e); }
+
+// The first label that can still be cut, in order.
+int first_open(const std::vector<int>& exponents, const std::vector<int>& caps) {
+  for (std::size_t k = 0; k < exponents.size(); ++k)
+    if (exponents[k] < caps[k]) return static_cast<int>(k);
+  return -1;
+}
+
+// Each vertex's labels of each tier of dimension classes in turn (output first within a tier), then the
+// rest, output first; doublings to the first label that can still be cut.
+Partitioning by_tiers(const Graph& graph, Extent p, const DimensionClasses& classes,
+                      const std::vector<std::vector<int>>& tiers) {
+  auto order = [&](VertexId v, const ResolvedEinSum& e) {
+    const std::string all = output_first(e);
+    std::string labels;
+    for (const std::vector<int>& tier : tiers)
+      for (char l : all)
+        if (std::count(tier.begin(), tier.end(), classes.of_label(graph, v, l)) && labels.find(l) == std::string::npos)
+          labels += l;
+    for (char l : all)
+      if (labels.find(l) == std::string::npos) labels += l;
+    return labels;
+  };
+  return per_vertex(graph, p, order, first_open);
+}
+
+// by_tiers with the tiers `tiers_of` names from the graph's transformer layer.
+template <class Tiers>
+Partitioning layer_tiers(const Graph& graph, Extent p, const char* planner, Tiers tiers_of) {
+  const auto roles = layer_roles(graph);
+  if (!roles)
+    throw Error(std::string("planner '") + planner +
+                "' needs a transformer layer: no vertex computes attention scores (an einsum like "
+                "\"shd,thd->hst\" of two computed tensors); see docs/planner.md");
+  return by_tiers(graph, p, roles->classes, tiers_of(*roles));
+}
+
 }  // namespace
 
 Partitioning sqrt_baseline(const Graph& graph, Extent p) {
-  return per_vertex(graph, p, [](const std::vector<int>& exponents, const std::vector<int>& caps) {
+  return per_vertex(graph, p, output_first_order, [](const std::vector<int>& exponents, const std::vector<int>& caps) {
     int best = -1;
     for (std::size_t k = 0; k < exponents.size(); ++k)
       if (exponents[k] < caps[k] && (best < 0 || exponents[k] < exponents[best])) best = static_cast<int>(k);
@@ -53,10 +95,30 @@ Partitioning sqrt_baseline(const Graph& graph, Extent p) {
 }
 
 Partitioning data_baseline(const Graph& graph, Extent p) {
-  return per_vertex(graph, p, [](const std::vector<int>& exponents, const std::vector<int>& caps) {
-    for (std::size_t k = 0; k < exponents.size(); ++k)
-      if (exponents[k] < caps[k]) return static_cast<int>(k);
-    return -1;
+  const DimensionClasses classes = dimension_classes(graph);
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (!graph.vertex(v).is_input() && !graph.vertex(v).bound.empty())
+      return by_tiers(graph, p, classes, {{classes.of[v][0]}});
+  return per_vertex(graph, p, output_first_order, first_open);
+}
+
+Partitioning megatron_baseline(const Graph& graph, Extent p) {
+  return layer_tiers(graph, p, "megatron", [](const LayerRoles& r) {
+    std::vector<int> split = r.hidden;
+    split.insert(split.begin(), r.heads);
+    return std::vector<std::vector<int>>{split, {r.sequence}};
+  });
+}
+
+Partitioning sequence_baseline(const Graph& graph, Extent p) {
+  return layer_tiers(graph, p, "sequence", [](const LayerRoles& r) {
+    return std::vector<std::vector<int>>{{r.sequence}, {r.heads}};
+  });
+}
+
+Partitioning attention_baseline(const Graph& graph, Extent p) {
+  return layer_tiers(graph, p, "attention", [](const LayerRoles& r) {
+    return std::vector<std::vector<int>>{{r.heads}, {r.sequence}};
   });
 }
 

@@ -1,6 +1,7 @@
 #include <einrel_Baselines.hpp>
 #include <einrel_EinDecomp.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_LayerRoles.hpp>
 #include <einrel_PlanSearch.hpp>
 
 #include <algorithm>
@@ -143,6 +144,11 @@ Partitioning eindecomp(const Graph& graph, Extent p, CostModel model) {
     s.set_partitions(baseline(graph, p).partitions);
     keep_if_cheaper();
   }
+  if (layer_roles(graph))
+    for (auto baseline : {megatron_baseline, sequence_baseline, attention_baseline}) {
+      s.set_partitions(baseline(graph, p).partitions);
+      keep_if_cheaper();
+    }
   s.set_choices(best);
   return {s.partitions(), s.considered()};
 }

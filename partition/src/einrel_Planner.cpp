@@ -1,6 +1,7 @@
 #include <einrel_Baselines.hpp>
 #include <einrel_EinDecomp.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_LayerRoles.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_Viable.hpp>
 
@@ -12,19 +13,32 @@ using PlannerFunction = Partitioning (*)(const Graph&, Extent, CostModel);
 struct NamedPlanner {
   const char* name;
   PlannerFunction plan;
+  bool needs_layer;  // only for graphs with a transformer layer (layer_roles)
 };
 
-// sqrt and data follow fixed rules: no cost model.
-constexpr NamedPlanner planners[] = {{"eindecomp", eindecomp},
-                                     {"sqrt", [](const Graph& g, Extent p, CostModel) { return sqrt_baseline(g, p); }},
-                                     {"data", [](const Graph& g, Extent p, CostModel) { return data_baseline(g, p); }},
-                                     {"greedy", greedy_baseline}};
+// sqrt, data and the LLM baselines follow fixed rules: no cost model.
+constexpr NamedPlanner planners[] = {
+    {"eindecomp", eindecomp, false},
+    {"sqrt", [](const Graph& g, Extent p, CostModel) { return sqrt_baseline(g, p); }, false},
+    {"data", [](const Graph& g, Extent p, CostModel) { return data_baseline(g, p); }, false},
+    {"greedy", greedy_baseline, false},
+    {"megatron", [](const Graph& g, Extent p, CostModel) { return megatron_baseline(g, p); }, true},
+    {"sequence", [](const Graph& g, Extent p, CostModel) { return sequence_baseline(g, p); }, true},
+    {"attention", [](const Graph& g, Extent p, CostModel) { return attention_baseline(g, p); }, true}};
 
 }  // namespace
 
 std::vector<std::string> planner_names() {
   std::vector<std::string> names;
   for (const NamedPlanner& p : planners) names.emplace_back(p.name);
+  return names;
+}
+
+std::vector<std::string> planners_for(const Graph& graph) {
+  const bool layer = layer_roles(graph).has_value();
+  std::vector<std::string> names;
+  for (const NamedPlanner& p : planners)
+    if (layer || !p.needs_layer) names.emplace_back(p.name);
   return names;
 }
 

@@ -29,8 +29,13 @@ struct Plan {
   std::size_t partitions_considered = 0;
 };
 
-// "eindecomp" (the default), then the baselines "sqrt", "data", "greedy" (docs/planner.md defines each).
+// "eindecomp" (the default), then the baselines "sqrt", "data", "greedy", and the LLM baselines "megatron",
+// "sequence", "attention" (docs/planner.md defines each).
 std::vector<std::string> planner_names();
+
+// The planners that apply to `graph`: all of planner_names(), less the LLM baselines when the graph holds no
+// transformer layer (partition::layer_roles).
+std::vector<std::string> planners_for(const Graph& graph);
 
 // Plans `graph` for p processors with the named planner, which minimises (and the plan is costed by) `model`.
 // Throws Error naming the valid choices for an unknown planner or a p that is not a power of two.

@@ -47,7 +47,7 @@ FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& 
   if (const auto policy = fitting(requested)) return {requested, *policy};
 
   std::vector<std::string> planners{request.planner};
-  for (const std::string& name : partition::planner_names())
+  for (const std::string& name : partition::planners_for(graph))
     if (name != request.planner) planners.push_back(name);
   std::optional<FittedPlan> best;
   for (Extent p : {request.procs, 2 * request.procs, 4 * request.procs})

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""drivers/examples/llama_layer.ein under `einrel run` against this script's own numpy forward of a LLaMA
+decoder layer (rotate-half by slicing, not by the graph's permutation matrix), at 1-4 ranks under eindecomp and
+the LLM baselines; and `einrel plan` at p = 4 ... 64: EinDecomp's predicted cost at most each of megatron,
+sequence and attention. Inputs come from drivers/examples/llama_inputs.py."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+RUNS = [(1, "eindecomp"), (2, "eindecomp"), (2, "megatron"), (2, "sequence"), (2, "attention"), (3, "eindecomp"),
+        (3, "sequence"), (4, "eindecomp"), (4, "megatron"), (4, "attention")]
+
+
+def rms_norm(x, g, eps=1e-5):
+    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * g
+
+
+def rope(q, cos, sin):  # q [s,h,d]; cos, sin [s,d]
+    half = q.shape[2] // 2
+    rotated = np.concatenate([-q[:, :, half:], q[:, :, :half]], axis=2)
+    return q * cos[:, None, :] + rotated * sin[:, None, :]
+
+
+def llama_forward(v):
+    x = v["x"]
+    xn = rms_norm(x, v["attn_norm"])
+    q, k, val = (np.einsum("sa,ahd->shd", xn, v[w]) for w in ("WQ", "WK", "WV"))
+    q, k = rope(q, v["cos"], v["sin"]), rope(k, v["cos"], v["sin"])
+    scores = np.einsum("shd,thd->hst", q, k) / np.sqrt(q.shape[2]) + v["mask"][None]
+    e = np.exp(scores - scores.max(axis=2, keepdims=True))
+    p = e / e.sum(axis=2, keepdims=True)
+    x1 = x + np.einsum("shd,ahd->sa", np.einsum("hst,thd->shd", p, val), v["WO"])
+    xn1 = rms_norm(x1, v["ffn_norm"])
+    g = xn1 @ v["W_gate"]
+    return x1 + ((g / (1 + np.exp(-g))) * (xn1 @ v["W_up"])) @ v["W_down"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--einrel", required=True)
+    ap.add_argument("--mpiexec", default="mpiexec.mpich")
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--work-dir", required=True)
+    args = ap.parse_args()
+    shutil.rmtree(args.work_dir, ignore_errors=True)
+    os.makedirs(args.work_dir)
+    graph = os.path.join(args.examples, "llama_layer.ein")
+    data = os.path.join(args.work_dir, "in.h5")
+    subprocess.run([sys.executable, os.path.join(args.examples, "llama_inputs.py"), graph, data, "--seed", "5"],
+                   check=True)
+    with h5py.File(data, "r") as fh:
+        values = {k: np.array(fh[k]) for k in fh}
+    want = llama_forward(values)
+    failures = []
+    for ranks, planner in RUNS:
+        out = os.path.join(args.work_dir, f"out-{planner}-np{ranks}.h5")
+        cmd = [args.mpiexec, "-n", str(ranks), args.einrel, "run", graph, "--input", data, "--output", out,
+               "--planner", planner]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            failures.append(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
+            continue
+        with h5py.File(out, "r") as fh:
+            got = np.array(fh["out"])
+        err = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+        print(f"run np{ranks} {planner}: max error {err:.2e} (relative to max |out|)")
+        if not err <= 1e-10:
+            failures.append(f"np{ranks} {planner}: out differs from numpy by {err:.3g}")
+    for p in (4, 8, 16, 32, 64):
+        costs = {}
+        for planner in ("eindecomp", "megatron", "sequence", "attention"):
+            r = subprocess.run([args.einrel, "plan", graph, "--procs", str(p), "--planner", planner, "--format", "json"],
+                               capture_output=True, text=True, timeout=120)
+            if r.returncode != 0:
+                failures.append(f"plan p={p} {planner}: {r.stderr.strip()}")
+                continue
+            costs[planner] = json.loads(r.stdout)["total_cost"]
+        print(f"plan p={p}: " + ", ".join(f"{k} {v:.4g}" for k, v in costs.items()))
+        for baseline in ("megatron", "sequence", "attention"):
+            if baseline in costs and "eindecomp" in costs and costs["eindecomp"] > costs[baseline] * (1 + 1e-12):
+                failures.append(f"p={p}: eindecomp {costs['eindecomp']} > {baseline} {costs[baseline]}")
+    for fail in failures:
+        print("FAIL", fail)
+    print(f"llama layer against numpy and the LLM baselines: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
