@@ -148,8 +148,8 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
         if (call == calls.end())
           call = calls
                      .emplace(std::pair{vs.tuple_bounds(t), accumulate},
-                              kernels::einsum_scratch(resolve(vertex.resolved->einsum(), vs.tuple_bounds(t)), accumulate,
-                                                      {vertex.dtype, target.threads, target.host}))
+                              kernels::einsum_scratch(resolve(vertex.resolved->einsum(), vs.tuple_bounds(t)),
+                                                      accumulate, {vertex.dtype, target.threads, target.host}))
                      .first;
         std::vector<Block> scratch;
         for (Extent n : call->second) scratch.push_back(take({n}));
