@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -49,8 +50,11 @@ TEST(GraphBuilder, LlamaLayerIsTheExampleFile) {
   std::stringstream text;
   text << file.rdbuf();
   EXPECT_EQ(print_graph(parse_graph(text.str(), "llama_layer.ein")), print_graph(g));
-  // 4 RMSNorm vertices + 2 scalings each, 3 projections, 4 per RoPE, scores 3, softmax 4, 3 more for the
-  // attention, 7 for SwiGLU and the residual.
+  // 6 vertices per RMSNorm, 3 projections, 4 per RoPE, 3 for the scores, 4 for the softmax, 3 more for the
+  // attention and its residual, 7 for SwiGLU and the residual; 14 inputs.
+  EXPECT_EQ(std::count_if(g.vertices().begin(), g.vertices().end(), [](const Vertex& v) { return !v.is_input(); }),
+            2 * 6 + 3 + 2 * 4 + 3 + 4 + 3 + 7);
+  EXPECT_EQ(g.size(), 40u + 14u);
   EXPECT_EQ(g.vertex(g.outputs()[0]).bound, (Bound{256, 256}));
   EXPECT_THROW(builders::llama_layer(g, x, {128, 256, 8, 32, 704, 1e-5}, "y_"), Error);
 }

@@ -1,5 +1,4 @@
 #include <einrel_Baselines.hpp>
-#include <einrel_LayerRoles.hpp>
 #include <einrel_PlanSearch.hpp>
 #include <einrel_Viable.hpp>
 
@@ -72,9 +71,18 @@ Partitioning by_tiers(const Graph& graph, Extent p, const DimensionClasses& clas
   return per_vertex(graph, p, order, first_open);
 }
 
+// The tiers of each LLM baseline (see Baselines.hpp).
+std::vector<std::vector<int>> megatron_tiers(const LayerRoles& r) {
+  std::vector<int> split = r.hidden;
+  split.insert(split.begin(), r.heads);
+  return {split, {r.sequence}};
+}
+std::vector<std::vector<int>> sequence_tiers(const LayerRoles& r) { return {{r.sequence}, {r.heads}}; }
+std::vector<std::vector<int>> attention_tiers(const LayerRoles& r) { return {{r.heads}, {r.sequence}}; }
+
 // by_tiers with the tiers `tiers_of` names from the graph's transformer layer.
-template <class Tiers>
-Partitioning layer_tiers(const Graph& graph, Extent p, const char* planner, Tiers tiers_of) {
+Partitioning layer_tiers(const Graph& graph, Extent p, const char* planner,
+                         std::vector<std::vector<int>> (*tiers_of)(const LayerRoles&)) {
   const auto roles = layer_roles(graph);
   if (!roles)
     throw Error(std::string("planner '") + planner +
@@ -103,23 +111,22 @@ Partitioning data_baseline(const Graph& graph, Extent p) {
 }
 
 Partitioning megatron_baseline(const Graph& graph, Extent p) {
-  return layer_tiers(graph, p, "megatron", [](const LayerRoles& r) {
-    std::vector<int> split = r.hidden;
-    split.insert(split.begin(), r.heads);
-    return std::vector<std::vector<int>>{split, {r.sequence}};
-  });
+  return layer_tiers(graph, p, "megatron", megatron_tiers);
 }
 
 Partitioning sequence_baseline(const Graph& graph, Extent p) {
-  return layer_tiers(graph, p, "sequence", [](const LayerRoles& r) {
-    return std::vector<std::vector<int>>{{r.sequence}, {r.heads}};
-  });
+  return layer_tiers(graph, p, "sequence", sequence_tiers);
 }
 
 Partitioning attention_baseline(const Graph& graph, Extent p) {
-  return layer_tiers(graph, p, "attention", [](const LayerRoles& r) {
-    return std::vector<std::vector<int>>{{r.heads}, {r.sequence}};
-  });
+  return layer_tiers(graph, p, "attention", attention_tiers);
+}
+
+std::vector<Partitioning> llm_baselines(const Graph& graph, Extent p, const LayerRoles& roles) {
+  std::vector<Partitioning> plans;
+  for (auto tiers_of : {megatron_tiers, sequence_tiers, attention_tiers})
+    plans.push_back(by_tiers(graph, p, roles.classes, tiers_of(roles)));
+  return plans;
 }
 
 Partitioning greedy_baseline(const Graph& graph, Extent p, CostModel model) {

@@ -1,7 +1,10 @@
 #ifndef EINREL_BASELINES_HPP
 #define EINREL_BASELINES_HPP
 
+#include <einrel_LayerRoles.hpp>
 #include <einrel_Planner.hpp>
+
+#include <vector>
 
 // The baseline planners EinDecomp is compared with (DESIGN.md §5, docs/planner.md). Each gives every
 // EinSum vertex a vector of viable(v, p): product p, or the fallback when the extents cannot reach p.
@@ -34,6 +37,8 @@ Partitioning greedy_baseline(const Graph& graph, Extent p, CostModel model);
 Partitioning megatron_baseline(const Graph& graph, Extent p);
 Partitioning sequence_baseline(const Graph& graph, Extent p);
 Partitioning attention_baseline(const Graph& graph, Extent p);
+// The three, for roles already found (layer_roles(graph)), in the order above.
+std::vector<Partitioning> llm_baselines(const Graph& graph, Extent p, const LayerRoles& roles);
 
 }  // namespace einrel::partition
 

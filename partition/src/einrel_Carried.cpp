@@ -42,20 +42,17 @@ void plan_carried(const Graph& graph, Plan& plan, const Carried& carried) {
     double best = std::numeric_limits<double>::infinity();
     PartitionVector chosen = plan.partitions[next];
     for (const PartitionVector& d : viable(e, plan.procs)) {
-      std::vector<PartitionVector> trial = plan.partitions;
-      trial[next] = d;
+      plan.partitions[next] = d;  // tried in place; `chosen` is put back below
       double cost = join_cost(e, d) + aggregation_cost(e, d);
       for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-        if (vertex.inputs[k] != w) cost += edge_cost(graph, trial, next, k, plan.cost_model);
+        if (vertex.inputs[k] != w) cost += edge_cost(graph, plan.partitions, next, k, plan.cost_model);
       // W itself lies in d's output cut: reading it costs what the other readers pay.
-      cost += readers_cost(graph, trial, w, d.project(vertex.einsum->output), plan.cost_model);
+      cost += readers_cost(graph, plan.partitions, w, d.project(vertex.einsum->output), plan.cost_model);
       if (cost < best) best = cost, chosen = d;
     }
     plan.partitions[next] = chosen;
   }
-  plan.costs = evaluate_cost(graph, plan.partitions, plan.cost_model);
-  plan.total_cost = 0;
-  for (const VertexCost& c : plan.costs) plan.total_cost += c.total();
+  cost_plan(graph, plan);
 }
 
 }  // namespace einrel::partition

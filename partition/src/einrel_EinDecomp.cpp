@@ -144,9 +144,9 @@ Partitioning eindecomp(const Graph& graph, Extent p, CostModel model) {
     s.set_partitions(baseline(graph, p).partitions);
     keep_if_cheaper();
   }
-  if (layer_roles(graph))
-    for (auto baseline : {megatron_baseline, sequence_baseline, attention_baseline}) {
-      s.set_partitions(baseline(graph, p).partitions);
+  if (const auto roles = layer_roles(graph))
+    for (const Partitioning& baseline : llm_baselines(graph, p, *roles)) {
+      s.set_partitions(baseline.partitions);
       keep_if_cheaper();
     }
   s.set_choices(best);

@@ -92,7 +92,8 @@ std::optional<LayerRoles> layer_roles(const Graph& graph) {
     else
       roles.head_dim = c;
   }
-  const std::vector<int> projected{roles.sequence, roles.heads, roles.head_dim};
+  std::vector<int> projected{roles.sequence, roles.heads, roles.head_dim};
+  std::sort(projected.begin(), projected.end());
   for (VertexId v = 0; v < graph.size() && roles.model < 0; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input() || vertex.einsum->aggregated_labels().size() != 1 ||
@@ -101,9 +102,7 @@ std::optional<LayerRoles> layer_roles(const Graph& graph) {
       continue;
     std::vector<int> out = roles.classes.of[v];
     std::sort(out.begin(), out.end());
-    std::vector<int> want = projected;
-    std::sort(want.begin(), want.end());
-    if (out == want) roles.model = roles.classes.of_label(graph, v, vertex.einsum->aggregated_labels()[0]);
+    if (out == projected) roles.model = roles.classes.of_label(graph, v, vertex.einsum->aggregated_labels()[0]);
   }
   for (VertexId v = 0; v < graph.size() && roles.model >= 0; ++v) {
     const Vertex& vertex = graph.vertex(v);

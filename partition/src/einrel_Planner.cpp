@@ -48,13 +48,18 @@ Plan make_plan(const Graph& graph, Extent p, const std::string& planner, CostMod
     if (planner != named.name) continue;
     Partitioning chosen = named.plan(graph, p, model);
     Plan plan{planner, model, p, std::move(chosen.partitions), {}, 0, chosen.partitions_considered};
-    plan.costs = evaluate_cost(graph, plan.partitions, model);
-    for (const VertexCost& c : plan.costs) plan.total_cost += c.total();
+    cost_plan(graph, plan);
     return plan;
   }
   std::string choices;
   for (const std::string& name : planner_names()) choices += (choices.empty() ? "" : ", ") + name;
   throw Error("unknown planner '" + planner + "' (available: " + choices + ")");
+}
+
+void cost_plan(const Graph& graph, Plan& plan) {
+  plan.costs = evaluate_cost(graph, plan.partitions, plan.cost_model);
+  plan.total_cost = 0;
+  for (const VertexCost& c : plan.costs) plan.total_cost += c.total();
 }
 
 Extent procs_for_ranks(Extent ranks) {

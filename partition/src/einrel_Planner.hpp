@@ -41,6 +41,9 @@ std::vector<std::string> planners_for(const Graph& graph);
 // Throws Error naming the valid choices for an unknown planner or a p that is not a power of two.
 Plan make_plan(const Graph& graph, Extent p, const std::string& planner, CostModel model = CostModel::engine);
 
+// Sets plan.costs and plan.total_cost from plan.partitions by evaluate_cost under plan.cost_model.
+void cost_plan(const Graph& graph, Plan& plan);
+
 // The default p for `ranks` MPI ranks: the smallest power of two >= ranks.
 Extent procs_for_ranks(Extent ranks);
 
