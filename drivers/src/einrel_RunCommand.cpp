@@ -366,8 +366,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
       report_file.emplace(*options.report);
       report_file->write_text(report_json(report));
     }
-    for (VertexId v : s.graph.outputs())
-      engine::inject(s.failure, comm.rank(), s.graph.vertex(v).name, engine::Phase::write);
+    rundata::inject_at_write(s, comm.rank(), rundata::outputs_by_name(s.graph));
   });
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);

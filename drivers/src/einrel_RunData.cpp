@@ -91,6 +91,10 @@ std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph
   return named;
 }
 
+void inject_at_write(const Setup& s, int rank, const std::vector<std::pair<std::string, VertexId>>& datasets) {
+  for (const auto& [name, v] : datasets) engine::inject(s.failure, rank, name, engine::Phase::write);
+}
+
 void write_values(const Communicator& comm, const Graph& graph, const Values& values,
                   const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path) {
   std::vector<io::DatasetBoxes> boxes;

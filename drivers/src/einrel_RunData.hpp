@@ -62,6 +62,10 @@ Values load_inputs(const redistribute::Communicator& comm, const Setup& s, const
 // (dataset name, vertex) for every output of the graph, named like the vertex.
 std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph);
 
+// Test-only failure injection at the write phase of each listed dataset (on this rank; call it inside
+// `collectively` before write_values).
+void inject_at_write(const Setup& s, int rank, const std::vector<std::pair<std::string, VertexId>>& datasets);
+
 // Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or
 // nothing), each block written by the first site that holds it.
 void write_values(const redistribute::Communicator& comm, const Graph& graph, const Values& values,

@@ -121,6 +121,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
       report_file.emplace(*options.run.report);
       report_file->write_text(report_json(options, s.plan, comm.size(), carried, losses, seconds, floats));
     }
+    rundata::inject_at_write(s, comm.rank(), params);
   });
   rundata::write_values(comm, s.graph, values, params, *options.run.output);
   collectively(comm, [&] {

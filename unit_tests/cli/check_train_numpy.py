@@ -118,6 +118,22 @@ def main():
         lines = [line for line in p.stderr.splitlines() if line.startswith("einrel: error:")]
         if p.returncode == 0 or len(lines) != 1 or expected not in lines[0] or os.path.exists(out):
             failures.append(f"train {' '.join(extra)}: status {p.returncode}, stderr {p.stderr!r}")
+    # A failure on one rank, or on all, in reading, a step's exchange, kernels or reduction, or the writing of the
+    # parameters: every rank ends, one error line in all, no parameter file and no report.
+    report = os.path.join(args.work_dir, "bad.json")
+    for who, rank in (("2", "on rank 2"), ("all", "on rank ")):
+        for phase, vertex in (("read", "X"), ("redistribute", "A"), ("kernels", "grad_W1"), ("reduce", "grad_W1"),
+                              ("write", "W2")):
+            spec = f"{who}:{vertex}:{phase}"
+            cmd = [args.mpiexec, "-n", "3", args.einrel, "train", graph, "--loss", "L", "--params", "W1,b1,W2,b2",
+                   "--lr", "0.1", "--steps", "2", "--input", data, "--output", out, "--report", report, "--procs",
+                   "4", "--planner", "data"]  # data: the batch cut, so grad_W1's partial sums are reduced
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, EINREL_TEST_INJECT_FAILURE=spec))
+            lines = [line for line in (p.stdout + p.stderr).splitlines() if line.startswith("einrel: error:")]
+            if (p.returncode == 0 or len(lines) != 1 or f"injected failure {rank}" not in lines[0] or
+                    os.path.exists(out) or os.path.exists(report)):
+                failures.append(f"train with {spec}: status {p.returncode}, output {p.stdout + p.stderr!r}")
     for fail in failures:
         print("FAIL", fail)
     print(f"einrel train against numpy SGD at ranks {args.ranks}: {len(failures)} failures")
