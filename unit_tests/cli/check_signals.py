@@ -19,8 +19,11 @@ import sys
 import time
 
 GRAPH = "input x f64[64,64]\ny = einsum(\"ij,jk->ik\", x, x)\noutput y\n"
-LONG = ("input A f64[2400,2400]\nB = einsum(\"ij,jk->ik\", A, A)\nC = einsum(\"ij,jk->ik\", B, A)\n"
-        "D = einsum(\"ij,jk->ik\", C, A)\nE = einsum(\"ij,jk->ik\", D, A)\noutput E\n")
+# Six 3600^3 products: ~560 GFLOP, far more than the 2 s the test waits before signalling on 2 cores (four
+# 2400^3 products once finished just before the signal and the job ended with status 0). Signalled, it ends
+# at once, so the size costs nothing.
+LONG = "input A f64[3600,3600]\nP0 = einsum(\"ij,jk->ik\", A, A)\n" + "".join(
+    f"P{k} = einsum(\"ij,jk->ik\", P{k - 1}, A)\n" for k in range(1, 6)) + "output P5\n"
 
 
 class Checker:
