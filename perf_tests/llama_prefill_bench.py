@@ -5,8 +5,9 @@ megatron, sequence and attention, on the same ranks.
 Writes the layer at the given shape with einrel_llama_graph and its inputs with drivers/examples/llama_inputs.py,
 then for each rank count R runs `einrel run` under the four planners alternately, --reps times each, with
 ranks x threads = the machine's cores (OMP_NUM_THREADS = cores / R, at least 1). Prints the median of the
-report's total_seconds (evaluation once inputs are loaded), the floats moved and the predicted cost, and
-baseline seconds / eindecomp seconds (> 1: EinDecomp faster). The independent peer is numpy in its own process
+report's total_seconds (evaluation once inputs are loaded) and input_seconds (reading the inputs' blocks,
+replicated ones included), the floats moved and the predicted cost, and baseline seconds / eindecomp seconds
+(> 1: EinDecomp faster). The independent peer is numpy in its own process
 running the same forward pass on all cores (check_llama_numpy.py's reference), once per repetition.
 
   OMP_PROC_BIND=false /usr/bin/python3 perf_tests/llama_prefill_bench.py --einrel build/drivers/einrel \\
@@ -43,7 +44,7 @@ def run(args, ranks, planner, graph, data, work):
         sys.exit(f"failed: {' '.join(cmd)}\n{out.stderr}")
     with open(report) as fh:
         rep = json.load(fh)
-    return rep["total_seconds"], rep["floats_moved"], rep["predicted_cost"]
+    return rep["total_seconds"], rep["floats_moved"], rep["predicted_cost"], rep["input_seconds"]
 
 
 def main():
@@ -66,7 +67,7 @@ def main():
     subprocess.run([sys.executable, os.path.join(examples, "llama_inputs.py"), graph, data], check=True)
     print(f"LLaMA layer s={s} a={a} h={h} d={d} f={f}, f64")
     peer_runs = []
-    print("ranks  planner     median s   floats moved   predicted    baseline/eindecomp  numpy/this")
+    print("ranks  planner     median s   input s   floats moved   predicted    baseline/eindecomp  numpy/this")
     for r in args.ranks:
         runs = {p: [] for p in PLANNERS}
         for _ in range(args.reps):
@@ -80,8 +81,9 @@ def main():
         peer = statistics.median(peer_runs)
         ref = statistics.median(x[0] for x in runs["eindecomp"])
         for p, v in runs.items():
-            t = statistics.median(x[0] for x in v)
-            print(f"{r:5d}  {p:10s} {t:9.4f}   {v[0][1]:12.0f}   {v[0][2]:10.4g}   {t / ref:18.2f}  {peer / t:10.2f}")
+            t, t_in = statistics.median(x[0] for x in v), statistics.median(x[3] for x in v)
+            print(f"{r:5d}  {p:10s} {t:9.4f}  {t_in:8.4f}   {v[0][1]:12.0f}   {v[0][2]:10.4g}   {t / ref:18.2f}"
+                  f"  {peer / t:10.2f}")
     print(f"numpy forward (own process, {os.cpu_count()} threads): {statistics.median(peer_runs):.4f} s")
 
 
