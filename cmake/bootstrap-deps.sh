@@ -12,15 +12,25 @@
 #   serial  Kokkos Serial and Kokkos Kernels built with clang-14 (plus clang-14 and its sanitizer and
 #           libFuzzer runtimes from Debian) for the sanitizer and fuzzing build; Teuchos is host code with
 #           no Kokkos in it and is taken from the openmp prefix, which this backend sets up first.
+#   cuda    Kokkos Cuda + OpenMP + Serial (CUDA lambdas on; GPU code for sm_80, Kokkos_ARCH_AMPERE80, whose
+#           PTX the driver compiles for newer GPUs such as sm_90) and Kokkos Kernels (cuBLAS on the device,
+#           OpenBLAS on the host; explicit instantiation only for double, LayoutLeft, <Cuda, CudaSpace>),
+#           all compiled by Kokkos' nvcc_wrapper (installed as PREFIX/bin/nvcc_wrapper: build einrel with
+#           it as CMAKE_CXX_COMPILER). Needs the CUDA toolkit with cuBLAS (not from Debian; 13.0 tested),
+#           no GPU. Kokkos 3.4 does not build with CUDA 13 as released: its sources are copied under
+#           EINREL_DEPS_CACHE and patched there with cmake/patches/ (each patch says what it fixes).
+#           Teuchos comes from the openmp prefix, as for serial.
 #
 # Idempotent: when everything is in place it only checks and returns in seconds.
 # Prints the CMAKE_PREFIX_PATH to build against on the last line of standard output (one prefix, or for
-# serial "SERIAL;OPENMP"); `bootstrap-deps.sh [--backend NAME] --print-prefix` prints only it.
+# serial and cuda "SERIAL;OPENMP" and "CUDA;OPENMP"); `bootstrap-deps.sh [--backend NAME] --print-prefix`
+# prints only it.
 #
 # Environment:
 #   EINREL_DEPS_ROOT   where stamped prefixes live         (default /opt/einrel-deps)
 #   EINREL_DEPS_CACHE  where sources and build trees live  (default /var/cache/einrel-deps)
 #   EINREL_DEPS_JOBS   parallel build jobs                  (default: nproc)
+#   EINREL_CUDA_HOME   CUDA toolkit for --backend cuda      (default: $CUDA_HOME, else /usr/local/cuda)
 set -euo pipefail
 
 backend=openmp
@@ -30,15 +40,17 @@ while [[ $# -gt 0 ]]; do
   --backend) backend=${2:-}; shift 2 || shift ;;
   --backend=*) backend=${1#--backend=}; shift ;;
   --print-prefix) print_prefix=1; shift ;;
-  *) echo "usage: bash cmake/bootstrap-deps.sh [--backend openmp|serial] [--print-prefix]" >&2; exit 2 ;;
+  *) echo "usage: bash cmake/bootstrap-deps.sh [--backend openmp|serial|cuda] [--print-prefix]" >&2; exit 2 ;;
   esac
 done
 
-# Bump a stamp when any build option of its backend changes: a new stamp means a new prefix.
+# Bump a stamp when any build option of its backend changes (for cuda: or any of its patches): a new
+# stamp means a new prefix.
 case "$backend" in
 openmp) STAMP="trilinos-13.2.0-4_kokkos-omp-serial_kk-blas-batched_teuchos-mpich_v1" ;;
 serial) STAMP="trilinos-13.2.0-4_kokkos-serial_kk-blas-batched_clang14_v1" ;;
-*) echo "[einrel-deps] error: unknown backend '${backend}' (openmp or serial)" >&2; exit 2 ;;
+cuda) STAMP="trilinos-13.2.0-4_kokkos-cuda-sm80-omp-serial_kk-blas-batched-cublas_v1" ;;
+*) echo "[einrel-deps] error: unknown backend '${backend}' (openmp, serial or cuda)" >&2; exit 2 ;;
 esac
 readonly STAMP backend
 readonly DEPS_ROOT="${EINREL_DEPS_ROOT:-/opt/einrel-deps}"
@@ -55,10 +67,22 @@ readonly APT_PACKAGES=(
 )
 # The sanitizer and fuzzing build: clang, its AddressSanitizer/UBSan/libFuzzer runtimes and the symbolizer.
 readonly SERIAL_APT_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
+# The cuda backend patches Kokkos; the CUDA toolkit itself is not a Debian package (find_cuda).
+readonly CUDA_APT_PACKAGES=(patch)
+
+# Patches for Kokkos 3.4 with CUDA 13, applied in this order (patch -p1 in the copied trilinos tree).
+PATCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/patches"
+readonly PATCH_DIR
+readonly CUDA_PATCHES=(
+  kokkos-3.4-nvcc-wrapper-default-arch.patch
+  kokkos-3.4-cuda12-half-conversions.patch
+  kokkos-3.4-cuda13-memlocation.patch
+  kokkos-3.4-cuda13-graph-edge-data.patch
+)
 
 # What the build should use as CMAKE_PREFIX_PATH.
 prefix_path() {
-  if [[ $backend == serial ]]; then
+  if [[ $backend == serial || $backend == cuda ]]; then
     echo "${PREFIX};$(bash "${BASH_SOURCE[0]}" --backend openmp --print-prefix)"
   else
     echo "${PREFIX}"
@@ -83,6 +107,7 @@ require_root() {
 missing_apt_packages() {
   local p status packages=("${APT_PACKAGES[@]}")
   [[ $backend == serial ]] && packages+=("${SERIAL_APT_PACKAGES[@]}")
+  [[ $backend == cuda ]] && packages+=("${CUDA_APT_PACKAGES[@]}")
   for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     [[ "$status" == "install ok installed" ]] || echo "$p"
@@ -190,11 +215,12 @@ openblas_library() {
   echo "$blas"
 }
 
-# build_kokkos_kernels SOURCE COMPILER EXECSPACE: Kokkos Kernels' BLAS and BATCHED on the prefix's Kokkos.
-# Explicit instantiation only for the most common combination (double, LayoutLeft, EXECSPACE); everything
-# else is instantiated from headers where einrel uses it.
+# build_kokkos_kernels SOURCE COMPILER EXECSPACE [CMAKE_ARGS...]: Kokkos Kernels' BLAS and BATCHED on the
+# prefix's Kokkos. Explicit instantiation only for the most common combination (double, LayoutLeft,
+# EXECSPACE); everything else is instantiated from headers where einrel uses it.
 build_kokkos_kernels() {
   local src=$1 compiler=$2 execspace=$3 blas
+  shift 3
   blas=$(openblas_library)
   local on_openmp=OFF on_serial=OFF
   [[ $execspace == OPENMP ]] && on_openmp=ON
@@ -209,7 +235,8 @@ build_kokkos_kernels() {
     -DKokkosKernels_INST_EXECSPACE_OPENMP=$on_openmp -DKokkosKernels_INST_EXECSPACE_SERIAL=$on_serial \
     -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
     -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
-    -DKokkosKernels_ENABLE_TPL_BLAS=ON -DBLAS_LIBRARIES=openblas -DBLAS_LIBRARY_DIRS="$(dirname "$blas")"
+    -DKokkosKernels_ENABLE_TPL_BLAS=ON -DBLAS_LIBRARIES=openblas -DBLAS_LIBRARY_DIRS="$(dirname "$blas")" \
+    "$@"
 }
 
 build_openmp_parts() {
@@ -237,9 +264,67 @@ build_serial_parts() {
   build_kokkos_kernels "$src" clang++-14 SERIAL
 }
 
+# find_cuda: the toolkit for --backend cuda, put first on PATH (nvcc_wrapper runs `nvcc`, or
+# $CUDA_ROOT/bin/nvcc). Sets CUDA_DIR.
+find_cuda() {
+  CUDA_DIR=${EINREL_CUDA_HOME:-${CUDA_HOME:-/usr/local/cuda}}
+  [[ -x "${CUDA_DIR}/bin/nvcc" ]] ||
+    die "--backend cuda needs the CUDA toolkit and ${CUDA_DIR}/bin/nvcc does not exist: install the" \
+      "toolkit (NVIDIA's, not a Debian package; 13.0 is tested) or set EINREL_CUDA_HOME or CUDA_HOME" \
+      "to where it is (no GPU is needed)"
+  compgen -G "${CUDA_DIR}/lib*/libcublas.so" >/dev/null ||
+    die "--backend cuda needs cuBLAS, and ${CUDA_DIR}/lib*/libcublas.so does not exist"
+  export PATH="${CUDA_DIR}/bin:${PATH}" CUDA_ROOT="$CUDA_DIR"
+  say "CUDA toolkit: ${CUDA_DIR} ($("${CUDA_DIR}/bin/nvcc" --version | grep -o 'release [0-9.]*' || echo 'version unknown'))"
+}
+
+# patched_source SOURCE: a private copy of SOURCE's kokkos and kokkos-kernels packages (in the same layout)
+# with CUDA_PATCHES applied; the other backends build from SOURCE itself, unpatched. Made again when the
+# patches change (the marker holds their checksums); prints its root.
+patched_source() {
+  local src=$1 root="${CACHE}/patched/${STAMP}" log="${CACHE}/patched/${STAMP}.log" p sums
+  sums=$(cd "$PATCH_DIR" && sha256sum "${CUDA_PATCHES[@]}") || die "patches missing in ${PATCH_DIR}"
+  if [[ -f "${root}/.einrel-patched" && "$(cat "${root}/.einrel-patched")" == "$sums" ]]; then
+    echo "$root"
+    return
+  fi
+  rm -rf "$root"
+  mkdir -p "${root}/packages"
+  cp -a "${src}/packages/kokkos" "${src}/packages/kokkos-kernels" "${root}/packages/"
+  : >"$log"
+  for p in "${CUDA_PATCHES[@]}"; do
+    say "patching Kokkos with ${p}"
+    if ! patch -p1 --forward --batch --fuzz=0 -d "$root" -i "${PATCH_DIR}/${p}" >>"$log" 2>&1; then
+      tail -20 "$log" >&2
+      rm -rf "$root"
+      die "${p} does not apply to ${src}/packages (log: ${log})"
+    fi
+  done
+  echo "$sums" >"${root}/.einrel-patched"
+  echo "$root"
+}
+
+build_cuda_parts() {
+  local src=$1 patched
+  patched=$(patched_source "$src")
+  # The patched nvcc_wrapper goes into the prefix first, so that Kokkos' CMake package records the
+  # compiler that stays (the one under EINREL_DEPS_CACHE may be deleted); Kokkos installs the same file.
+  install -D -m 755 "${patched}/packages/kokkos/bin/nvcc_wrapper" "${PREFIX}/bin/nvcc_wrapper"
+  build_step kokkos "${patched}/packages/kokkos" \
+    -DCMAKE_CXX_COMPILER="${PREFIX}/bin/nvcc_wrapper" -DCUDAToolkit_ROOT="$CUDA_DIR" \
+    -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
+    -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
+  build_kokkos_kernels "$patched" "${PREFIX}/bin/nvcc_wrapper" CUDA \
+    -DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON \
+    -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=OFF \
+    -DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF \
+    -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_DIR"
+}
+
 main() {
   local t0=$SECONDS
-  if [[ $backend == serial ]]; then
+  [[ $backend == cuda ]] && find_cuda
+  if [[ $backend == serial || $backend == cuda ]]; then
     bash "${BASH_SOURCE[0]}" --backend openmp >/dev/null  # Teuchos
   fi
   if [[ -f "${PREFIX}/.einrel-complete" && -z "$(missing_apt_packages)" ]]; then
