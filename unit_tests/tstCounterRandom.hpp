@@ -11,6 +11,17 @@ namespace {
 
 using namespace einrel;
 
+// Row c: words 0-3 the counter, 4-5 the key; philox4x32_10's output replaces words 0-3, on the device
+// (outside the test bodies: NVCC rejects lambdas there).
+void philox_rows_in_place(const Kokkos::View<std::uint32_t* [10], TEST_MEMSPACE>& view) {
+  Kokkos::parallel_for(
+      "kat", Kokkos::RangePolicy<TEST_EXECSPACE>(0, view.extent(0)), KOKKOS_LAMBDA(const int c) {
+        const Philox4x32Counter out = philox4x32_10(Philox4x32Counter{{view(c, 0), view(c, 1), view(c, 2), view(c, 3)}},
+                                                    Philox4x32Key{{view(c, 4), view(c, 5)}});
+        for (int w = 0; w < 4; ++w) view(c, w) = out[w];
+      });
+}
+
 // Random123 tests/kat_vectors, the three "philox4x32 10" lines, computed on the device.
 TEST(TEST_CATEGORY, Philox4x32MatchesRandom123KnownAnswers) {
   const std::uint32_t cases[3][10] = {{0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
@@ -23,12 +34,7 @@ TEST(TEST_CATEGORY, Philox4x32MatchesRandom123KnownAnswers) {
   for (int c = 0; c < 3; ++c)
     for (int w = 0; w < 10; ++w) host(c, w) = cases[c][w];
   Kokkos::deep_copy(view, host);
-  Kokkos::parallel_for(
-      "kat", Kokkos::RangePolicy<TEST_EXECSPACE>(0, 3), KOKKOS_LAMBDA(const int c) {
-        const Philox4x32Counter out = philox4x32_10(Philox4x32Counter{{view(c, 0), view(c, 1), view(c, 2), view(c, 3)}},
-                                                    Philox4x32Key{{view(c, 4), view(c, 5)}});
-        for (int w = 0; w < 4; ++w) view(c, w) = out[w];
-      });
+  philox_rows_in_place(view);
   Kokkos::deep_copy(host, view);
   for (int c = 0; c < 3; ++c)
     for (int w = 0; w < 4; ++w) EXPECT_EQ(host(c, w), cases[c][6 + w]) << "case " << c << " word " << w;

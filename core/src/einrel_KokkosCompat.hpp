@@ -1,11 +1,21 @@
 #ifndef EINREL_KOKKOSCOMPAT_HPP
 #define EINREL_KOKKOSCOMPAT_HPP
 
-// The only place where Kokkos 3.4 and Kokkos 4.x differences are handled (DESIGN.md §8).
+// The only place where Kokkos 3.4 and Kokkos 4.x differences are handled (DESIGN.md §8), and the one
+// place for what only nvcc needs.
 
 #include <Kokkos_Core.hpp>
 
 #include <string>
+
+// Put before a host-and-device template that calls a callable it is given (a dispatcher such as
+// with_constant): nvcc checks the instantiation a host lambda makes as if it could run on the device and
+// warns; the callable decides where the call runs, so the check is off for these templates only.
+#if defined(__NVCC__)
+#define EINREL_DISPATCH_ANY_SPACE _Pragma("nv_exec_check_disable")
+#else
+#define EINREL_DISPATCH_ANY_SPACE
+#endif
 
 namespace einrel::compat {
 

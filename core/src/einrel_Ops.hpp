@@ -128,6 +128,7 @@ KOKKOS_INLINE_FUNCTION S apply_map(const MapOp& map, S x) {
 
 // Calls f(std::integral_constant<MapKind, kind>{}): code that applies the map in a loop switches once,
 // outside it, and apply_map(MapOp{K::value, c}, x) inside folds to the one formula.
+EINREL_DISPATCH_ANY_SPACE
 template <class F>
 KOKKOS_INLINE_FUNCTION void with_constant(MapKind kind, F&& f) {
   using K = MapKind;
@@ -164,6 +165,7 @@ KOKKOS_INLINE_FUNCTION void with_constant(MapKind kind, F&& f) {
 }
 
 // The same for a join: f(std::integral_constant<JoinOp, op>{}).
+EINREL_DISPATCH_ANY_SPACE
 template <class F>
 KOKKOS_INLINE_FUNCTION void with_constant(JoinOp op, F&& f) {
   using J = JoinOp;
@@ -192,6 +194,7 @@ KOKKOS_INLINE_FUNCTION void with_constant(JoinOp op, F&& f) {
 }
 
 // And for an aggregation: f(std::integral_constant<AggOp, op>{}).
+EINREL_DISPATCH_ANY_SPACE
 template <class F>
 KOKKOS_INLINE_FUNCTION void with_constant(AggOp op, F&& f) {
   using A = AggOp;
