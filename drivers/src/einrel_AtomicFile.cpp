@@ -2,6 +2,7 @@
 #include <einrel_Error.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -45,9 +46,29 @@ void unregister_path(int slot) {
   registry[static_cast<std::size_t>(slot)].used.store(false);
 }
 
+// The socket of MPICH's launcher (hydra's PMI-1 connection, PMI_FD), or -1; set by install_signal_cleanup
+// (getenv may not be called in a handler).
+std::atomic<int> launcher_fd{-1};
+
+// Tells the launcher that the job failed with status 128 + signal, as MPI_Abort would (PMI-1's
+// "cmd=abort exitcode=N"), by one write, which a handler may call. Without it hydra 4.0 may report a job
+// whose ranks all died of a signal it forwarded as having exited with status 0: it ends every rank as soon
+// as one rank's PMI connection closes and counts the exit statuses it had no time to collect as 0.
+void tell_launcher(int signal_number) {
+  const int fd = launcher_fd.load();
+  struct stat st {};
+  // Still a socket: after MPI_Finalize closed it, the number may name a file.
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
+  char line[] = "cmd=abort exitcode=000\n";
+  int code = 128 + signal_number;
+  for (int i = 21; i >= 19; --i, code /= 10) line[i] = static_cast<char>('0' + code % 10);
+  [[maybe_unused]] const ssize_t written = ::write(fd, line, sizeof line - 1);
+}
+
 extern "C" void remove_temporaries_and_die(int signal_number) {
   for (Slot& s : registry)
     if (s.live.load()) ::unlink(s.path);
+  tell_launcher(signal_number);
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }
@@ -86,10 +107,15 @@ void remove_stale(const std::string& path) {
 
 }  // namespace
 
+RemoveOnSignal::RemoveOnSignal(const std::string& path) : slot_(register_path(path)) {}
+
+RemoveOnSignal::~RemoveOnSignal() { unregister_path(slot_); }
+
 AtomicFile::AtomicFile(std::string path)
-    : path_(std::move(path)), temporary_(path_ + marker + host_name() + "-" + std::to_string(::getpid())) {
+    : path_(std::move(path)),
+      temporary_(path_ + marker + host_name() + "-" + std::to_string(::getpid())),
+      on_signal_(temporary_) {
   remove_stale(path_);
-  slot_ = register_path(temporary_);
 }
 
 AtomicFile::~AtomicFile() {
@@ -97,7 +123,6 @@ AtomicFile::~AtomicFile() {
     std::error_code ignored;
     std::filesystem::remove(temporary_, ignored);
   }
-  unregister_path(slot_);
 }
 
 void AtomicFile::commit() {
@@ -117,6 +142,7 @@ void AtomicFile::write_text(const std::string& text) {
 }
 
 void install_signal_cleanup() {
+  if (const char* fd = std::getenv("PMI_FD"); fd && std::getenv("PMI_RANK")) launcher_fd.store(std::atoi(fd));
   struct sigaction action {};
   action.sa_handler = remove_temporaries_and_die;
   sigemptyset(&action.sa_mask);

@@ -14,6 +14,19 @@ namespace einrel::io {
 // other hosts). SIGINT, SIGTERM and SIGHUP remove the temporary files of the process before it dies
 // (install_signal_cleanup). The test-only variable EINREL_TEST_PAUSE_BEFORE_COMMIT=SECONDS sleeps before
 // the rename, so that tests can signal a run while its temporary file exists.
+// While it lives, `path` is removed by the signal handlers of install_signal_cleanup. The ranks that write
+// into a file another rank owns hold one for it, so that whichever rank a signal reaches first removes it.
+class RemoveOnSignal {
+ public:
+  explicit RemoveOnSignal(const std::string& path);
+  RemoveOnSignal(const RemoveOnSignal&) = delete;
+  RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
+  ~RemoveOnSignal();
+
+ private:
+  int slot_;  // in the registry the handlers walk; -1 when it was full
+};
+
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);
@@ -29,13 +42,15 @@ class AtomicFile {
 
  private:
   std::string path_, temporary_;
-  int slot_ = -1;  // in the registry the signal handler walks
+  RemoveOnSignal on_signal_;
   bool committed_ = false;
 };
 
-// Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every temporary file of a live AtomicFile in
-// this process, then end it by the same signal (the default action), so that the exit status still says
-// which signal ended it. Idempotent.
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every temporary file of a live AtomicFile or
+// RemoveOnSignal in this process, then end it by the same signal (the default action), so that the exit
+// status still says which signal ended it. Under MPICH's launcher (PMI_FD set) a handler first tells the
+// launcher that the job failed with status 128 + signal, as MPI_Abort would, so that mpiexec's own status is
+// never 0 (einrel_AtomicFile.cpp says why). Idempotent.
 void install_signal_cleanup();
 
 }  // namespace einrel::io

@@ -127,6 +127,8 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
   std::optional<AtomicFile> out;
   if (comm.rank() == 0) out.emplace(path);
   const std::string temporary = redistribute::broadcast_string(comm, out ? out->temporary_path() : "", 0);
+  std::optional<RemoveOnSignal> on_signal;  // whichever rank a signal reaches first removes the file
+  if (!out) on_signal.emplace(temporary);
   {
     std::optional<Handle> file;
     collectively(comm, [&] {

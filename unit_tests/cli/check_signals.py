@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Signals and killed ranks against `mpiexec.mpich -n 3 einrel run ... --output OUT.h5` (standard library only):
-- SIGTERM to mpiexec, and SIGINT to the rank that owns the output, while the output's temporary file exists
-  (EINREL_TEST_PAUSE_BEFORE_COMMIT holds the run there): the job ends within 60 s with a non-zero status,
-  and neither OUT.h5 nor its temporary file remains;
-- SIGTERM to mpiexec while the ranks compute: the same;
+- SIGTERM to mpiexec, SIGINT to the rank that owns the output and SIGTERM to another rank, while the output's
+  temporary file exists (EINREL_TEST_PAUSE_BEFORE_COMMIT holds the run there): the job ends within 60 s with
+  status 128 + the signal (the ranks tell the launcher), and neither OUT.h5 nor its temporary file remains;
+- SIGTERM to mpiexec while the ranks compute: the same (143);
 - SIGKILL to another rank: the job ends within 60 s, non-zero, no OUT.h5; a temporary file left behind is
   named OUT.h5.einrel-tmp-HOST-PID;
 - a later run with the same output path removes the temporary files of processes of this host that are
@@ -72,7 +72,7 @@ class Checker:
                 pids.append(int(pid))
         return pids
 
-    def ended(self, label, d, p, sent_at, allow_temporary=False):
+    def ended(self, label, d, p, sent_at, allow_temporary=False, status=None):
         try:
             out, _ = p.communicate(timeout=60)
         except subprocess.TimeoutExpired:
@@ -82,6 +82,8 @@ class Checker:
             return
         took = time.time() - sent_at
         self.expect(p.returncode != 0, f"{label}: non-zero status ({p.returncode}) after {took:.1f} s")
+        if status is not None:
+            self.expect(p.returncode == status, f"{label}: status {status}, the launcher told by the ranks")
         self.expect(not os.path.exists(os.path.join(d, "out.h5")), f"{label}: no out.h5")
         left = self.temporaries(d)
         if allow_temporary:
@@ -101,7 +103,8 @@ class Checker:
         self.expect(self.wait_for_temporary(d, p) is not None, "term_mpiexec: temporary file appears")
         t = time.time()
         p.send_signal(signal.SIGTERM)
-        self.ended("SIGTERM to mpiexec while writing", d, p, t)
+        # 128 + SIGTERM: hydra alone reported 15 or, when all ranks died at once, 0 (einrel_AtomicFile.cpp).
+        self.ended("SIGTERM to mpiexec while writing", d, p, t, status=128 + signal.SIGTERM)
 
         d, p = self.case("int_owner", GRAPH, True)
         temporary = self.wait_for_temporary(d, p)
@@ -110,16 +113,27 @@ class Checker:
             owner = int(temporary.rsplit("-", 1)[1])
             t = time.time()
             os.kill(owner, signal.SIGINT)
-            self.ended("SIGINT to the owning rank while writing", d, p, t)
+            self.ended("SIGINT to the owning rank while writing", d, p, t, status=128 + signal.SIGINT)
         else:
             p.kill()
+
+        # Only a rank that writes into the file another rank owns is signalled: it removes the file itself
+        # (the launcher kills the owner before the owner could).
+        d, p = self.case("term_writer", GRAPH, True)
+        temporary = self.wait_for_temporary(d, p)
+        writers = [pid for pid in self.ranks(d) if not temporary or pid != int(temporary.rsplit("-", 1)[1])]
+        self.expect(len(writers) == 2, f"term_writer: two writing ranks found {writers}")
+        t = time.time()
+        if writers:
+            os.kill(writers[0], signal.SIGTERM)
+        self.ended("SIGTERM to a rank writing into another's file", d, p, t, status=128 + signal.SIGTERM)
 
         d, p = self.case("term_compute", LONG, False)
         time.sleep(2)
         self.expect(p.poll() is None and len(self.ranks(d)) == 3, "term_compute: 3 ranks computing")
         t = time.time()
         p.send_signal(signal.SIGTERM)
-        self.ended("SIGTERM to mpiexec while computing", d, p, t)
+        self.ended("SIGTERM to mpiexec while computing", d, p, t, status=128 + signal.SIGTERM)
 
         d, p = self.case("kill_rank", GRAPH, True)
         temporary = self.wait_for_temporary(d, p)
