@@ -98,6 +98,17 @@ class Checker:
         os.makedirs(d)
         return d, self.start(d, graph, pause)
 
+    def signal_another_rank(self, name, signum):
+        """Starts case `name` held before its commit and sends signum to a rank other than the file's owner."""
+        d, p = self.case(name, GRAPH, True)
+        temporary = self.wait_for_temporary(d, p)
+        others = [pid for pid in self.ranks(d) if not temporary or pid != int(temporary.rsplit("-", 1)[1])]
+        self.expect(len(others) == 2, f"{name}: two other ranks found {others}")
+        t = time.time()
+        if others:
+            os.kill(others[0], signum)
+        return d, p, t
+
     def run(self):
         d, p = self.case("term_mpiexec", GRAPH, True)
         self.expect(self.wait_for_temporary(d, p) is not None, "term_mpiexec: temporary file appears")
@@ -119,13 +130,7 @@ class Checker:
 
         # Only a rank that writes into the file another rank owns is signalled: it removes the file itself
         # (the launcher kills the owner before the owner could).
-        d, p = self.case("term_writer", GRAPH, True)
-        temporary = self.wait_for_temporary(d, p)
-        writers = [pid for pid in self.ranks(d) if not temporary or pid != int(temporary.rsplit("-", 1)[1])]
-        self.expect(len(writers) == 2, f"term_writer: two writing ranks found {writers}")
-        t = time.time()
-        if writers:
-            os.kill(writers[0], signal.SIGTERM)
+        d, p, t = self.signal_another_rank("term_writer", signal.SIGTERM)
         self.ended("SIGTERM to a rank writing into another's file", d, p, t, status=128 + signal.SIGTERM)
 
         d, p = self.case("term_compute", LONG, False)
@@ -135,13 +140,7 @@ class Checker:
         p.send_signal(signal.SIGTERM)
         self.ended("SIGTERM to mpiexec while computing", d, p, t, status=128 + signal.SIGTERM)
 
-        d, p = self.case("kill_rank", GRAPH, True)
-        temporary = self.wait_for_temporary(d, p)
-        others = [pid for pid in self.ranks(d) if not temporary or pid != int(temporary.rsplit("-", 1)[1])]
-        self.expect(len(others) == 2, f"kill_rank: two other ranks found {others}")
-        t = time.time()
-        if others:
-            os.kill(others[0], signal.SIGKILL)
+        d, p, t = self.signal_another_rank("kill_rank", signal.SIGKILL)
         self.ended("SIGKILL to another rank while writing", d, p, t, allow_temporary=True)
 
         # stale temporaries: a gone process of this host, a live one, another host
