@@ -6,12 +6,13 @@ sequence and attention. Inputs come from drivers/examples/llama_inputs.py."""
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import h5py
 import numpy as np
+
+import check_common
 
 RUNS = [(1, "eindecomp"), (2, "eindecomp"), (2, "megatron"), (2, "sequence"), (2, "attention"), (3, "eindecomp"),
         (3, "sequence"), (4, "eindecomp"), (4, "megatron"), (4, "attention")]
@@ -47,13 +48,8 @@ def llama_forward(v):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--einrel", required=True)
-    ap.add_argument("--mpiexec", default="mpiexec.mpich")
     ap.add_argument("--examples", required=True)
-    ap.add_argument("--work-dir", required=True)
-    args = ap.parse_args()
-    shutil.rmtree(args.work_dir, ignore_errors=True)
-    os.makedirs(args.work_dir)
+    args = check_common.parse_args(ap)
     graph = os.path.join(args.examples, "llama_layer.ein")
     data = os.path.join(args.work_dir, "in.h5")
     subprocess.run([sys.executable, os.path.join(args.examples, "llama_inputs.py"), graph, data, "--seed", "5"],
@@ -89,10 +85,7 @@ def main():
         for baseline in ("megatron", "sequence", "attention"):
             if baseline in costs and "eindecomp" in costs and costs["eindecomp"] > costs[baseline] * (1 + 1e-12):
                 failures.append(f"p={p}: eindecomp {costs['eindecomp']} > {baseline} {costs[baseline]}")
-    for fail in failures:
-        print("FAIL", fail)
-    print(f"llama layer against numpy and the LLM baselines: {len(failures)} failures")
-    return 1 if failures else 0
+    return check_common.finish(failures, "llama layer against numpy and the LLM baselines")
 
 
 if __name__ == "__main__":

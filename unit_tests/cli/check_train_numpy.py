@@ -6,12 +6,13 @@ update and decrease. Also: bad requests fail with one error line and leave no fi
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import h5py
 import numpy as np
+
+import check_common
 
 GRAPH = """input X f64[{n},{f}]
 input Y f64[{n},{k}]
@@ -54,15 +55,10 @@ def numpy_sgd(values, lr, steps):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--einrel", required=True)
-    ap.add_argument("--mpiexec", default="mpiexec.mpich")
-    ap.add_argument("--work-dir", required=True)
     ap.add_argument("--ranks", default="1,2,3")
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--planners", default="eindecomp,data,sqrt")
-    args = ap.parse_args()
-    shutil.rmtree(args.work_dir, ignore_errors=True)
-    os.makedirs(args.work_dir)
+    args = check_common.parse_args(ap)
     n, f, h, k, lr = 12, 10, 16, 5, 0.5
     rng = np.random.default_rng(3)
     values = {"X": rng.uniform(-1, 1, (n, f)), "Y": np.eye(k)[rng.integers(0, k, n)],
@@ -134,10 +130,7 @@ def main():
             if (p.returncode == 0 or len(lines) != 1 or f"injected failure {rank}" not in lines[0] or
                     os.path.exists(out) or os.path.exists(report)):
                 failures.append(f"train with {spec}: status {p.returncode}, output {p.stdout + p.stderr!r}")
-    for fail in failures:
-        print("FAIL", fail)
-    print(f"einrel train against numpy SGD at ranks {args.ranks}: {len(failures)} failures")
-    return 1 if failures else 0
+    return check_common.finish(failures, f"einrel train against numpy SGD at ranks {args.ranks}")
 
 
 if __name__ == "__main__":
