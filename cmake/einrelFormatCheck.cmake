@@ -3,6 +3,7 @@ find_program(EINREL_CLANG_FORMAT NAMES clang-format clang-format-14 clang-format
 file(GLOB_RECURSE EINREL_FORMATTED_SOURCES CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/core/*.[ch]pp ${PROJECT_SOURCE_DIR}/kernels/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/partition/*.[ch]pp ${PROJECT_SOURCE_DIR}/redistribute/*.[ch]pp
+     ${PROJECT_SOURCE_DIR}/comm/*.[ch]pp ${PROJECT_SOURCE_DIR}/engine/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/drivers/*.[ch]pp ${PROJECT_SOURCE_DIR}/unit_tests/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/perf_tests/*.[ch]pp ${PROJECT_SOURCE_DIR}/fuzz/*.[ch]pp)
 if(EINREL_CLANG_FORMAT)
