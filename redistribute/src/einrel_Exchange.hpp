@@ -4,8 +4,8 @@
 #include <einrel_BlockPool.hpp>
 #include <einrel_BoxCopy.hpp>
 #include <einrel_Communicator.hpp>
-#include <einrel_Config.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_MpiMemory.hpp>
 #include <einrel_ProcessMesh.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Relation.hpp>
@@ -44,8 +44,7 @@ struct ExchangeStats {
 template <class MemorySpace>
 class Exchange {
   // Messages are sent straight from MemorySpace when MPI can read it.
-  static constexpr bool direct =
-      EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+  static constexpr bool direct = mpi_reads_directly<MemorySpace>;
 
  public:
   // True when messages go through host copies of the buffers (doubling the buffer bytes).

@@ -3,8 +3,8 @@
 
 #include <einrel_BoxCopy.hpp>
 #include <einrel_Communicator.hpp>
-#include <einrel_Config.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_MpiMemory.hpp>
 #include <einrel_ProcessMesh.hpp>
 #include <einrel_Reshard.hpp>
 #include <einrel_Tensor.hpp>
@@ -299,7 +299,7 @@ Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessM
   if (!(mesh.mesh() == plan.mesh)) throw Error("the plan was synthesized for the mesh " + plan.mesh.str());
   if (tile.bound() != local_shape(plan.from, plan.mesh))
     throw Error("the tile " + to_string(tile.bound()) + " is not the local shape of " + str(plan.from, plan.mesh));
-  if constexpr (EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+  if constexpr (mpi_reads_directly<MemorySpace>) {
     return detail::run_steps(exec, mesh, plan, tile, before_step);
   } else {
     using Host = Tensor<Scalar, Kokkos::HostSpace>;
