@@ -38,10 +38,12 @@ function(einrel_sanitizer_test_environment)
   endforeach()
 endfunction()
 
-# einrel_module(NAME [HEADER_ONLY] SOURCES ... HEADERS ... DEPENDS ...): one library per module folder,
-# exported as einrel::<NAME>, headers installed flat under include/einrel.
+# einrel_module(NAME [HEADER_ONLY] SOURCES ... [PUBLIC_HEADERS ...] HEADERS ... DEPENDS ...): one library per
+# module folder, exported as einrel::<NAME>. PUBLIC_HEADERS (the umbrella einrel.hpp) are installed at the top
+# of include/, the implementation HEADERS under include/einrel/detail/ (as Cabana and Kokkos Kernels do); both
+# folders are on an installed target's include path, so headers include each other by name alone.
 function(einrel_module name)
-  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SOURCES;HEADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SOURCES;PUBLIC_HEADERS;HEADERS;DEPENDS" ${ARGN})
   set(target einrel_${name})
   if(ARG_HEADER_ONLY)
     add_library(${target} INTERFACE)
@@ -55,8 +57,10 @@ function(einrel_module name)
   add_library(einrel::${name} ALIAS ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
   target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src>
-                                                $<INSTALL_INTERFACE:${EINREL_INSTALL_INCLUDEDIR}>)
+                                                $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+                                                $<INSTALL_INTERFACE:${EINREL_INSTALL_DETAIL_INCLUDEDIR}>)
   target_link_libraries(${target} ${scope} ${ARG_DEPENDS})
   install(TARGETS ${target} EXPORT einrelTargets)
-  install(FILES ${ARG_HEADERS} DESTINATION ${EINREL_INSTALL_INCLUDEDIR})
+  install(FILES ${ARG_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES ${ARG_HEADERS} DESTINATION ${EINREL_INSTALL_DETAIL_INCLUDEDIR})
 endfunction()

@@ -56,15 +56,17 @@ TEST(CommandLine, RunTakesEveryOption) {
   EXPECT_EQ(o.output, "out.h5");
   EXPECT_EQ(o.report, "r.json");
   EXPECT_EQ(o.random_seed, 7u);
-  EXPECT_EQ(o.procs, 8);
-  EXPECT_EQ(o.planner, "sqrt");
-  EXPECT_EQ(o.cost_model, einrel::partition::CostModel::paper);
+  EXPECT_EQ(o.engine.procs, 8);
+  EXPECT_EQ(o.engine.planner, "sqrt");
+  EXPECT_EQ(o.engine.cost_model, einrel::partition::CostModel::paper);
   EXPECT_TRUE(o.check);
   EXPECT_TRUE(o.progress);
-  EXPECT_EQ(o.comm_buffer_limit, 4096u);
-  EXPECT_EQ(o.memory_limit, 1000000u);
-  EXPECT_EQ(o.transitions, einrel::engine::TransitionPolicy::collectives);
+  EXPECT_EQ(o.engine.comm_buffer_limit, 4096u);
+  EXPECT_EQ(o.engine.memory_limit, 1000000u);
+  EXPECT_EQ(o.engine.transitions, einrel::engine::TransitionPolicy::collectives);
   EXPECT_EQ(o.bind, (std::vector<std::string>{"A=a.h5:/g/A", "B=b.h5"}));
+  EXPECT_TRUE(o.engine.warm_memory);
+  EXPECT_FALSE(parsed<einrel::RunOptions>({"run", "g.ein", "--random", "1", "--no-warm-memory"}).engine.warm_memory);
 }
 
 TEST(CommandLine, OtherSubcommands) {
@@ -100,8 +102,13 @@ TEST(CommandLine, OtherSubcommands) {
   EXPECT_EQ(train.steps, 7);
   EXPECT_EQ(train.run.input, "in.h5");
   EXPECT_EQ(train.run.output, "out.h5");
-  EXPECT_EQ(train.run.planner, "data");
-  EXPECT_EQ(train.run.procs, 4);
+  EXPECT_EQ(train.run.engine.planner, "data");
+  EXPECT_EQ(train.run.engine.procs, 4);
+  const auto limited = parsed<einrel::TrainOptions>({"train", "g.ein", "--loss", "L", "--params", "W", "--lr", "1",
+                                                     "--steps", "1", "--input", "i.h5", "--output", "o.h5",
+                                                     "--memory-limit", "5000", "--no-warm-memory"});
+  EXPECT_EQ(limited.run.engine.memory_limit, 5000u);
+  EXPECT_FALSE(limited.run.engine.warm_memory);
 }
 
 TEST(CommandLine, ErrorsNameTheProblem) {

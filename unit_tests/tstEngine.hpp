@@ -7,6 +7,7 @@
 #include <einrel_GraphBuilders.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_Planner.hpp>
+#include <einrel_TestDryRun.hpp>
 #include <einrel_TestGraphs.hpp>
 #include <einrel_TestHelpers.hpp>
 #include <einrel_TestLayouts.hpp>
@@ -60,12 +61,6 @@ Distributed scatter(const Communicator& comm, const Graph& g, const engine::Sche
   return inputs;
 }
 
-Extent sum_over_ranks(const Communicator& comm, Extent mine) {
-  long long in = mine, out = 0;
-  MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, comm.get());
-  return static_cast<Extent>(out);
-}
-
 // Every local output block of `result` against the unpartitioned evaluation of `whole`.
 template <class Scalar>
 void expect_reference_outputs(const Graph& g, const engine::Schedule& schedule,
@@ -99,14 +94,7 @@ engine::EngineResult<TEST_MEMSPACE> check_engine(
   const Values whole = whole_inputs<Scalar>(g, seed, lo, hi);
   auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
   expect_reference_outputs<Scalar>(g, schedule, result, whole, tol);
-  const engine::Traffic dry = engine::dry_run(g, schedule);
-  const engine::RankTraffic& predicted = dry.ranks[comm.rank()];
-  EXPECT_EQ(result.traffic.floats_sent, predicted.floats_sent);
-  EXPECT_EQ(result.traffic.floats_received, predicted.floats_received);
-  EXPECT_EQ(result.traffic.peak_block_bytes, predicted.peak_block_bytes);
-  EXPECT_EQ(result.traffic.tuples, predicted.tuples);
-  for (VertexId v = 0; v < g.size(); ++v)
-    EXPECT_EQ(sum_over_ranks(comm, result.vertices[v].floats_sent), dry.floats_moved[v]) << g.vertex(v).name;
+  test::expect_dry_run_matches(comm, g, schedule, result);
   return result;
 }
 
@@ -157,7 +145,7 @@ output S, P, m, n, x, O, X
       const auto result = check_engine<double>(comm, g, plan.partitions, 7, 1e-11);
       Extent moved = 0;
       for (const auto& m : result.vertices) moved += m.floats_sent;
-      moved = sum_over_ranks(comm, moved);
+      moved = test::sum_over_ranks(comm, moved);
       if (p == R) {
         EXPECT_LE(static_cast<double>(moved), plan.total_cost);
       }
@@ -516,7 +504,7 @@ TEST(TEST_CATEGORY, InjectedFailureReachesEveryRank) {
   const engine::Schedule schedule(g, plan.partitions, comm.size());
   const Values whole = whole_inputs<double>(g, 1, -1, 1);
   for (engine::Phase phase : {engine::Phase::redistribute, engine::Phase::kernels, engine::Phase::reduce}) {
-    engine::EngineOptions options;
+    engine::Options options;
     options.failure = engine::FailureInjection{comm.size() - 1, "C", phase};
     try {
       engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);

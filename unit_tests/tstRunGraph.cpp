@@ -109,7 +109,7 @@ TEST(RunGraph, NonFiniteValuesFlowThroughAndAreReported) {
   options.report = dir.file("report.json");
   options.check = true;
   for (Extent procs : {1, 4}) {
-    options.procs = procs;
+    options.engine.procs = procs;
     std::ostringstream summary;
     run_graph(MPI_COMM_WORLD, options, summary);
     if (rank() != 0) continue;
@@ -220,7 +220,7 @@ TEST(RunGraph, FailuresReachEveryRankAndWriteNothing) {
 TEST(RunGraph, InjectedFailuresAtEveryPhaseWriteNothing) {
   test::TempDir dir;
   RunOptions options = random_run(dir, matmul, 5);
-  options.procs = 4;
+  options.engine.procs = 4;
   options.output = dir.file("out.h5");
   options.report = dir.file("report.json");
   const std::string last = std::to_string(size() - 1);

@@ -5,7 +5,7 @@
 // the same steps done in plain loops on the host.
 //
 //   mpiexec.mpich -n 3 build/drivers/examples/einrel_slab_operator [N M STEPS]
-#include <einrel_Program.hpp>
+#include <einrel.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>

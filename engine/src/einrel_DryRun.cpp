@@ -1,47 +1,18 @@
 #include <einrel_BlockPool.hpp>
 #include <einrel_DryRun.hpp>
 #include <einrel_KernelScratch.hpp>
-#include <einrel_RedistributionPlan.hpp>
+#include <einrel_RankSteps.hpp>
 #include <einrel_ReshardVolumes.hpp>
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace einrel::engine {
 namespace {
 
 using redistribute::BlockLayout;
 
-// Blocks of a layout per rank, in one pass over the sites.
-std::vector<std::vector<Extent>> blocks_by_rank(const BlockLayout& layout) {
-  std::vector<std::vector<Extent>> by_rank(layout.num_ranks());
-  for (Extent b = 0; b < layout.grid().num_blocks(); ++b)
-    for (int i = 0; i < layout.placement().num_sites(b); ++i) by_rank[layout.placement().site(b, i)].push_back(b);
-  return by_rank;
-}
-
 Extent block_size(const BlockGrid& grid, Extent b) { return grid.box(grid.key(b)).size(); }
-
-// Bytes of blocks, counted twice: exactly (what the engine's census measures) and as the BlockPool
-// allocates them, each block rounded up to its size class.
-struct Bytes {
-  std::size_t exact = 0, pooled = 0;
-  static Bytes of(Extent elements, std::size_t element) {
-    return {static_cast<std::size_t>(elements) * element,
-            BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(elements)) * element};
-  }
-  Bytes& operator+=(const Bytes& b) {
-    exact += b.exact;
-    pooled += b.pooled;
-    return *this;
-  }
-  Bytes& operator-=(const Bytes& b) {
-    exact -= b.exact;
-    pooled -= b.pooled;
-    return *this;
-  }
-};
 
 // The bytes of one direction's exchange buffer for one exchange of `elements` there: all of them in one
 // round, or at most the limit's buffer bytes per round when one is set (RedistributionPlan's rounds,
@@ -51,35 +22,9 @@ std::size_t exchange_buffer_bytes(Extent elements, std::size_t element, const re
   return limits.buffer_bytes > 0 ? std::min(bytes, limits.buffer_bytes) : bytes;
 }
 
-// One rank's bytes: its blocks now and their high-water mark; its pooled memory — blocks plus the kernel
-// temporaries of the call running — and its high-water mark with the vertex running when it was reached;
-// and the exchange buffers, each grown to the largest exchange in its direction (Exchange::prepare). The
-// estimate of the rank's allocated memory is the pooled peak plus those buffers, the two maxima the run
-// report's peak_allocated_bytes adds up.
-struct Held {
-  Bytes bytes;
-  std::size_t peak = 0;
-  std::size_t send_buffer = 0, receive_buffer = 0, memory_peak = 0;
-  VertexId memory_peak_vertex = 0;
-  void add(const Bytes& n, VertexId during) {
-    bytes += n;
-    peak = std::max(peak, bytes.exact);
-    note(0, during);
-  }
-  void remove(const Bytes& n) { bytes -= n; }
-  void note(std::size_t temporaries, VertexId during) {
-    if (bytes.pooled + temporaries > memory_peak) memory_peak = bytes.pooled + temporaries, memory_peak_vertex = during;
-  }
-  void grow_buffers(std::size_t send, std::size_t receive) {
-    send_buffer = std::max(send_buffer, send);
-    receive_buffer = std::max(receive_buffer, receive);
-  }
-  std::size_t memory_estimate() const { return memory_peak + send_buffer + receive_buffer; }
-};
-
-// The bytes of the kernel temporaries of one tuple (kernels::einsum_scratch), by its operand bounds, on the
+// The bytes of the kernel temporaries of one call (kernels::einsum_scratch), by its operand bounds, on the
 // default execution space counted as one thread (a long generic fold's chunk partials, a few KiB, as one
-// chunk each).
+// chunk each), each rounded to its pool size class.
 class ScratchBytes {
  public:
   ScratchBytes(const EinSum& e, Dtype dtype)
@@ -89,7 +34,8 @@ class ScratchBytes {
     auto [it, fresh] = known_.try_emplace({bounds, accumulate}, 0);
     if (fresh)
       for (Extent n : kernels::einsum_scratch(resolve(e_, bounds), accumulate, target_))
-        it->second += Bytes::of(n, dtype_bytes(target_.dtype)).pooled;
+        it->second +=
+            BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(n)) * dtype_bytes(target_.dtype);
     return it->second;
   }
 
@@ -99,145 +45,182 @@ class ScratchBytes {
   std::map<std::pair<std::vector<Bound>, bool>, std::size_t> known_;
 };
 
+// The blocks one rank holds as its steps run, by identity as the engine's BlockCensus counts them: a block
+// shared by an operand and its producer is one block, live while anything holds it. Bytes are counted
+// exactly (the census) and as the BlockPool allocates them (rounded to a size class), with the high-water
+// marks the engine's samples see and the memory estimate (pooled blocks plus the temporaries of the call
+// running, then the exchange buffers grown to the largest exchange in each direction).
+class HeldBlocks {
+ public:
+  using Id = std::size_t;
+  Id take(Extent elements, std::size_t element) {
+    blocks_.push_back({static_cast<std::size_t>(elements) * element,
+                       BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(elements)) * element, 0});
+    hold(blocks_.size() - 1);
+    return blocks_.size() - 1;
+  }
+  void hold(Id id) {
+    if (blocks_[id].holders++ == 0) exact_ += blocks_[id].exact, pooled_ += blocks_[id].pooled;
+  }
+  void drop(Id id) {
+    if (--blocks_[id].holders == 0) exact_ -= blocks_[id].exact, pooled_ -= blocks_[id].pooled;
+  }
+  template <class Map>
+  void drop_all(Map& held) {
+    for (const auto& entry : held) drop(entry.second);
+    held.clear();
+  }
+  // Where the engine samples its block bytes; `during`: the vertex running (the memory estimate's peak).
+  void sample(VertexId during, std::size_t temporaries = 0) {
+    peak_ = std::max(peak_, exact_);
+    if (pooled_ + temporaries > memory_peak_) memory_peak_ = pooled_ + temporaries, memory_peak_vertex_ = during;
+  }
+  void grow_buffers(std::size_t send, std::size_t receive) {
+    send_buffer_ = std::max(send_buffer_, send);
+    receive_buffer_ = std::max(receive_buffer_, receive);
+  }
+  std::size_t peak() const { return peak_; }
+  std::size_t memory_estimate() const { return memory_peak_ + send_buffer_ + receive_buffer_; }
+  VertexId memory_peak_vertex() const { return memory_peak_vertex_; }
+
+ private:
+  struct Block {
+    std::size_t exact, pooled;
+    int holders;
+  };
+  std::vector<Block> blocks_;
+  std::size_t exact_ = 0, pooled_ = 0, peak_ = 0, memory_peak_ = 0, send_buffer_ = 0, receive_buffer_ = 0;
+  VertexId memory_peak_vertex_ = 0;
+};
+
+using BlockIds = std::map<Extent, HeldBlocks::Id>;  // a relation's blocks on the rank, by block id
+
+// One rank's walk over its steps (execute()'s order and sampling points, docs/engine.md).
+class RankWalk {
+ public:
+  RankWalk(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits, Traffic& traffic)
+      : graph_(graph), schedule_(schedule), limits_(limits), traffic_(traffic), values_(graph.size()) {}
+
+  void run(const RankSteps& steps) {
+    rank_ = steps.rank;
+    for (const auto& [v, blocks] : steps.inputs) {
+      for (Extent b : blocks) values_[v][b] = held_.take(block_size(schedule_.layout(v).grid(), b), element(v));
+      held_.sample(v);
+    }
+    for (VertexId v : steps.unread_inputs) held_.drop_all(values_[v]);
+    for (const VertexSteps& s : steps.vertices) vertex(s);
+    RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
+    mine.peak_block_bytes = held_.peak();
+    traffic_.peak_memory_bytes[static_cast<std::size_t>(rank_)] = held_.memory_estimate();
+    traffic_.peak_vertex[static_cast<std::size_t>(rank_)] = held_.memory_peak_vertex();
+  }
+
+ private:
+  std::size_t element(VertexId v) const { return dtype_bytes(graph_.vertex(v).dtype); }
+
+  void vertex(const VertexSteps& s) {
+    const VertexId v = s.vertex;
+    RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
+    std::vector<BlockIds> operands(s.operands.size());
+    std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
+    for (OperandSource pass : {OperandSource::exchange, OperandSource::collectives}) {
+      for (const OperandSteps& op : s.operands) {
+        if (op.source != pass) continue;
+        place_operand(v, op, operands[op.operand]);
+        mine.floats_sent += op.floats_sent, mine.floats_received += op.floats_received;
+        traffic_.floats_moved[v] += op.floats_sent;
+        if (pass == OperandSource::collectives)
+          collective_scratch = std::max(collective_scratch, reshard_scratch_bytes(v, op.operand));
+        else
+          held_.grow_buffers(exchange_buffer_bytes(op.floats_sent, element(v), limits_),
+                             exchange_buffer_bytes(op.floats_received, element(v), limits_));
+      }
+      if (pass == OperandSource::exchange) held_.sample(v);
+    }
+    held_.sample(v, collective_scratch);
+    for (VertexId in : s.released) held_.drop_all(values_[in]);
+    kernels(s, operands[0]);
+    for (BlockIds& blocks : operands) held_.drop_all(blocks);
+    reduce(s, mine);
+  }
+
+  void place_operand(VertexId v, const OperandSteps& op, BlockIds& blocks) {
+    const BlockGrid& grid = schedule_.vertex(v).operand_layout(op.operand).grid();
+    for (Extent b : op.new_blocks) blocks[b] = held_.take(block_size(grid, b), element(v));
+    for (const auto& [b, from] : op.shared_blocks) {
+      blocks[b] = values_[op.producer].at(from);
+      held_.hold(blocks[b]);
+    }
+  }
+
+  std::size_t reshard_scratch_bytes(VertexId v, std::size_t k) const {
+    std::size_t bytes = 0;
+    for (Extent n : redistribute::reshard_scratch(*schedule_.transition(v, k).plan))
+      bytes += BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(n)) * element(v);
+    return bytes;
+  }
+
+  // Kernel calls: a new partial block per output block (the first operand's block in place), sampled as it
+  // is taken, and each call's temporaries while it runs.
+  void kernels(const VertexSteps& s, const BlockIds& first_operand) {
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    const BlockGrid& out = vs.output_layout().grid();
+    ScratchBytes scratch(graph_.vertex(s.vertex).resolved->einsum(), graph_.vertex(s.vertex).dtype);
+    for (const KernelCall& call : s.kernels) {
+      if (!call.accumulate) {
+        if (s.in_place) {
+          partials_[call.output_block] = first_operand.at(vs.operand_block(0, call.tuple));
+          held_.hold(partials_[call.output_block]);
+        } else {
+          partials_[call.output_block] = held_.take(block_size(out, call.output_block), element(s.vertex));
+        }
+        held_.sample(s.vertex);
+      }
+      held_.sample(s.vertex, scratch(vs.tuple_bounds(call.tuple), call.accumulate));
+    }
+    traffic_.ranks[static_cast<std::size_t>(rank_)].tuples += s.tuples();
+  }
+
+  // The reduction: receive blocks for the owned output blocks, sampled, combined and dropped; partials sent.
+  void reduce(const VertexSteps& s, RankTraffic& mine) {
+    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
+    std::vector<HeldBlocks::Id> incoming;
+    for (const PartialMessage& m : s.receives) {
+      const Extent n = block_size(out, m.output_block);
+      incoming.push_back(held_.take(n, element(s.vertex)));
+      mine.floats_received += n;
+    }
+    if (!s.deferred) held_.sample(s.vertex);
+    for (HeldBlocks::Id id : incoming) held_.drop(id);
+    for (const PartialMessage& m : s.sends) {
+      const Extent n = block_size(out, m.output_block);
+      mine.floats_sent += n;
+      traffic_.floats_moved[s.vertex] += n;
+      held_.drop(partials_.at(m.output_block));
+      partials_.erase(m.output_block);
+    }
+    values_[s.vertex] = std::move(partials_);
+    partials_.clear();
+    if (s.dead) held_.drop_all(values_[s.vertex]);
+  }
+
+  const Graph& graph_;
+  const Schedule& schedule_;
+  const redistribute::ExchangeLimits& limits_;
+  Traffic& traffic_;
+  int rank_ = 0;
+  HeldBlocks held_;
+  std::vector<BlockIds> values_;  // per vertex, its blocks on this rank while it lives
+  BlockIds partials_;             // the running vertex's partial blocks
+};
+
 }  // namespace
 
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits) {
   const int R = schedule.ranks();
   Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0), std::vector<std::size_t>(R, 0),
                   std::vector<VertexId>(R, 0)};
-  std::vector<Held> held(R);
-  Lifetimes lifetimes(schedule);
-  // The bytes of each live value on each rank.
-  std::vector<std::vector<Bytes>> value_bytes(graph.size());
-  auto bytes_on_ranks = [&](VertexId v) {
-    const BlockLayout& layout = schedule.layout(v);
-    std::vector<Bytes> bytes(R);
-    for (Extent b = 0; b < layout.grid().num_blocks(); ++b)
-      for (int i = 0; i < layout.placement().num_sites(b); ++i)
-        bytes[layout.placement().site(b, i)] +=
-            Bytes::of(block_size(layout.grid(), b), dtype_bytes(graph.vertex(v).dtype));
-    return bytes;
-  };
-  auto release = [&](VertexId v) {
-    for (int r = 0; r < R; ++r) held[r].remove(value_bytes[v][r]);
-    value_bytes[v].clear();
-  };
-
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    if (!graph.vertex(v).is_input()) continue;
-    value_bytes[v] = bytes_on_ranks(v);
-    for (int r = 0; r < R; ++r) held[r].add(value_bytes[v][r], v);
-  }
-  for (VertexId v : lifetimes.unread_inputs(graph)) release(v);
-
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    const VertexSchedule& vs = schedule.vertex(v);
-    const std::size_t element = dtype_bytes(vertex.dtype);
-    Extent& moved = traffic.floats_moved[v];
-    auto send = [&](int from, int to, Extent n) {
-      traffic.ranks[from].floats_sent += n;
-      traffic.ranks[to].floats_received += n;
-      moved += n;
-    };
-
-    // (1) Operand copies: new blocks, or blocks shared with a producer that holds the same block here.
-    std::vector<Bytes> operand_bytes(R);
-    std::vector<std::map<VertexId, std::set<Extent>>> shared(R);  // per rank, per producer: its blocks kept
-    std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
-    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-      if (schedule.shared_operand(v, k)) continue;
-      const VertexId in = vertex.inputs[k];
-      const BlockLayout &from = schedule.layout(in), &to = vs.operand_layout(k);
-      const Transition& transition = schedule.transition(v, k);
-      const bool collectives = transition.path == TransitionPath::collectives;
-      const auto blocks = blocks_by_rank(to);
-      for (int r = 0; r < R; ++r)
-        for (Extent b : blocks[r]) {
-          if (collectives ? keeps_source_tile(transition, r) : from.grid() == to.grid() && from.placement().holds(r, b))
-            shared[r][in].insert(b);
-          else
-            operand_bytes[r] += Bytes::of(block_size(to.grid(), b), element);
-        }
-      const redistribute::ExchangeVolumes& volumes = transition.volumes;
-      for (int r = 0; r < R; ++r) {
-        traffic.ranks[r].floats_sent += volumes.sent[r];
-        traffic.ranks[r].floats_received += volumes.received[r];
-        moved += volumes.sent[r];
-        if (!collectives)
-          held[r].grow_buffers(exchange_buffer_bytes(volumes.sent[r], element, limits),
-                               exchange_buffer_bytes(volumes.received[r], element, limits));
-      }
-      if (collectives) {
-        Bytes scratch;
-        for (Extent n : redistribute::reshard_scratch(*transition.plan)) scratch += Bytes::of(n, element);
-        collective_scratch = std::max(collective_scratch, scratch.pooled);
-      }
-    }
-    for (int r = 0; r < R; ++r) {
-      held[r].add(operand_bytes[r], v);
-      held[r].note(collective_scratch, v);
-    }
-    // A producer released here leaves its shared blocks to the operands.
-    for (VertexId in : lifetimes.read_operands(vertex)) {
-      for (int r = 0; r < R; ++r) {
-        Bytes kept;
-        for (Extent b : shared[r][in]) kept += Bytes::of(block_size(schedule.layout(in).grid(), b), element);
-        Bytes released = value_bytes[in][r];
-        released -= kept;
-        held[r].remove(released);
-        operand_bytes[r] += kept;
-      }
-      value_bytes[in].clear();
-    }
-
-    // (2) Kernels: a rank's tuples of one output block are consecutive. In place, the first operand's
-    // blocks (all shared with its producer, released above) become the output's.
-    const BlockGrid& out = vs.output_layout().grid();
-    const bool in_place = schedule.in_place(v);
-    const std::vector<Bytes> kept_as_output = in_place ? bytes_on_ranks(v) : std::vector<Bytes>(R);
-    ScratchBytes scratch(vertex.resolved->einsum(), vertex.dtype);
-    for (int r = 0; r < R; ++r) {
-      Extent partial = -1;  // the output block of the rank's last partial
-      const auto [first, last] = vs.tuples_of(r);
-      traffic.ranks[r].tuples += last - first;
-      for (Extent t = first; t < last; ++t) {
-        const Extent g = vs.output_block(t);
-        // later tuples of g accumulate into it
-        if (g != partial && !in_place) held[r].add(Bytes::of(block_size(out, g), element), v);
-        held[r].note(scratch(vs.tuple_bounds(t), g == partial), v);
-        partial = g;
-      }
-      operand_bytes[r] -= kept_as_output[r];
-      held[r].remove(operand_bytes[r]);
-    }
-
-    // (3) Partials move to the owner of their output block, which receives them all at once, unless the
-    // reduction is deferred to the reader's transition.
-    std::vector<Bytes> receive_bytes(R), sent_bytes(R);
-    for (Extent g = 0; g < out.num_blocks() && !schedule.deferred(v); ++g) {
-      const std::vector<int> ranks = vs.contributors(g);
-      const Extent n = block_size(out, g);
-      for (std::size_t i = 1; i < ranks.size(); ++i) {
-        send(ranks[i], ranks[0], n);
-        receive_bytes[ranks[0]] += Bytes::of(n, element);
-        sent_bytes[ranks[i]] += Bytes::of(n, element);
-      }
-    }
-    for (int r = 0; r < R; ++r) {
-      held[r].add(receive_bytes[r], v);
-      held[r].remove(receive_bytes[r]);
-      held[r].remove(sent_bytes[r]);
-    }
-    value_bytes[v] = bytes_on_ranks(v);
-    if (lifetimes.dead(v)) release(v);
-  }
-  for (int r = 0; r < R; ++r) {
-    traffic.ranks[r].peak_block_bytes = held[r].peak;
-    traffic.peak_memory_bytes[r] = held[r].memory_estimate();
-    traffic.peak_vertex[r] = held[r].memory_peak_vertex;
-  }
+  for (int r = 0; r < R; ++r) RankWalk(graph, schedule, limits, traffic).run(rank_steps(graph, schedule, r));
   return traffic;
 }
 

@@ -3,13 +3,15 @@
 
 #include <einrel_BlockCensus.hpp>
 #include <einrel_Communicator.hpp>
-#include <einrel_Config.hpp>
 #include <einrel_DistributedTensorRelation.hpp>
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_Exchange.hpp>
 #include <einrel_FailureInjection.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_MpiMemory.hpp>
+#include <einrel_Options.hpp>
+#include <einrel_RankSteps.hpp>
 #include <einrel_ReshardExecution.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
@@ -33,13 +35,6 @@ namespace einrel::engine {
 template <class MemorySpace>
 using AnyDistributed = std::variant<redistribute::DistributedTensorRelation<float, MemorySpace>,
                                     redistribute::DistributedTensorRelation<double, MemorySpace>>;
-
-struct EngineOptions {
-  redistribute::ExchangeLimits limits;      // --comm-buffer-limit
-  std::optional<FailureInjection> failure;  // test-only
-  // Called on every rank after each EinSum vertex with its id and the seconds since execute began.
-  std::function<void(VertexId, double)> on_vertex_done;
-};
 
 // What one rank measured for one vertex: wall time of the whole vertex and of its kernels, and the floats
 // it sent to and received from other ranks (operand exchanges and the reduction of partials).
@@ -84,8 +79,7 @@ using Distributed = redistribute::DistributedTensorRelation<Scalar, MemorySpace>
 // Sends and receives whole blocks of Scalar, staged through host copies when MPI cannot read MemorySpace.
 template <class Scalar, class MemorySpace>
 class BlockMessages {
-  static constexpr bool direct =
-      EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+  static constexpr bool direct = redistribute::mpi_reads_directly<MemorySpace>;
   using Block = Tensor<Scalar, MemorySpace>;
   using HostView = Kokkos::View<Scalar*, Kokkos::HostSpace>;
 
@@ -148,33 +142,246 @@ class BlockMessages {
 
 }  // namespace detail
 
-// Collective over comm: evaluates `graph` on the ranks of comm as `schedule` (planned for comm's size)
-// says (DESIGN.md §6). `inputs` holds, for every input vertex, this rank's blocks in
-// schedule.layout(input) (other entries empty; an input nothing reads and no output keeps is released at
-// once). Per EinSum vertex: (1) each operand is exchanged from its producer's layout to the sites of its
-// join tuples (blocks that stay on a rank with the same cut are shared, not copied), and a producer is
-// released after its last reader; (2) every local join tuple runs its block kernel, accumulating into one
-// partial block per output block (an in-place vertex, Schedule::in_place, writes into its first operand's
-// blocks instead); (3) partials move to the owner of their output block, which ⊕-combines them in rank
-// order (a reduce-scatter), and the output stays distributed. An exception on any rank in
-// any phase (including an injected one) is thrown on every rank with the same message.
-//
-// Every exchange runs on `exchange`, whose buffers are reused across vertices and calls; blocks come from
-// the memory space's BlockPool, so a caller that executes the same schedule again with a kept exchange
-// (einrel::Program) allocates nothing after the first call.
-template <class ExecutionSpace>
-EngineResult<typename ExecutionSpace::memory_space> execute(
-    const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
-    const Graph& graph, const Schedule& schedule,
-    std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
-    const EngineOptions& options = {}) {
-  using Memory = typename ExecutionSpace::memory_space;
-  const redistribute::Communicator& comm = exchange.comm();
-  const int rank = comm.rank();
-  const auto start = std::chrono::steady_clock::now();
-  EngineResult<Memory> result{std::move(inputs), std::vector<VertexMeasure>(graph.size()), RankTraffic{}};
-  auto& values = result.values;
+namespace detail {
 
+// One execution of a rank's steps (RankSteps) on data: the walk execute() runs. Every rule of which block
+// is new, shared, kept or released is the step list's; this class only carries them out, measures, and
+// samples its block bytes where the dry run does (docs/engine.md "The step list").
+template <class ExecutionSpace>
+class StepRunner {
+ public:
+  using Memory = typename ExecutionSpace::memory_space;
+  using Values = std::vector<std::optional<AnyDistributed<Memory>>>;
+
+  StepRunner(const ExecutionSpace& exec, redistribute::Exchange<Memory>& exchange, const Graph& graph,
+             const Schedule& schedule, const Options& options, Values inputs)
+      : exec_(exec),
+        exchange_(exchange),
+        comm_(exchange.comm()),
+        graph_(graph),
+        schedule_(schedule),
+        options_(options),
+        limits_(options.exchange_limits()),
+        result_{std::move(inputs), std::vector<VertexMeasure>(graph.size()), RankTraffic{}} {}
+
+  EngineResult<Memory> run(const RankSteps& steps) {
+    const auto start = std::chrono::steady_clock::now();
+    sample([](BlockCensus&) {});
+    for (VertexId v : steps.unread_inputs) result_.values[v].reset();
+    for (const VertexSteps& s : steps.vertices) {
+      const auto vertex_start = std::chrono::steady_clock::now();
+      dispatch_dtype(graph_.vertex(s.vertex).dtype, [&](auto scalar) { vertex<decltype(scalar)>(s); });
+      if (s.dead) result_.values[s.vertex].reset();
+      VertexMeasure& measure = result_.vertices[s.vertex];
+      measure.seconds = seconds_since(vertex_start);
+      result_.traffic.floats_sent += measure.floats_sent;
+      result_.traffic.floats_received += measure.floats_received;
+      result_.traffic.tuples += s.tuples();
+      if (options_.on_vertex_done) options_.on_vertex_done(s.vertex, seconds_since(start));
+    }
+    result_.traffic.peak_block_bytes = peak_;
+    return std::move(result_);
+  }
+
+ private:
+  template <class S>
+  using D = Distributed<S, Memory>;
+  template <class S>
+  using Block = Tensor<S, Memory>;
+  template <class S>
+  using Operands = std::vector<std::optional<D<S>>>;
+  template <class S>
+  using Partials = std::map<Extent, Block<S>>;
+
+  // Samples the bytes of every distinct block held: the values, and what `extra` adds to the census.
+  template <class Extra>
+  void sample(const Extra& extra) {
+    BlockCensus census;
+    for (const auto& value : result_.values)
+      if (value) std::visit([&](const auto& d) { census.add(d.local()); }, *value);
+    extra(census);
+    peak_ = std::max(peak_, census.bytes());
+  }
+  template <class S>
+  static auto with(const Operands<S>& operands, const Partials<S>* partials = nullptr) {
+    return [&operands, partials](BlockCensus& c) {
+      for (const auto& d : operands)
+        if (d) c.add(d->local());
+      if (partials)
+        for (const auto& [g, p] : *partials) c.add(p);
+    };
+  }
+
+  template <class S>
+  void vertex(const VertexSteps& s) {
+    Operands<S> operands(s.operands.size());
+    Partials<S> partials;
+    place_operands<S>(s, operands);
+    run_kernels<S>(s, operands, partials);
+    reduce<S>(s, partials);
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    Relation<S, Memory> local(vs.output_layout().grid().rank());
+    for (const auto& [g, block] : partials) local.insert(vs.output_layout().grid().key(g), block);
+    result_.values[s.vertex] = D<S>(comm_, schedule_.layout(s.vertex), std::move(local));
+  }
+
+  // (1) Operands at the sites of their join tuples: new blocks filled by the exchange or the collectives,
+  // blocks shared with the producer, an earlier operand's blocks; then the producers read for the last time
+  // are released.
+  template <class S>
+  void place_operands(const VertexSteps& s, Operands<S>& operands) {
+    const Vertex& vertex = graph_.vertex(s.vertex);
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    VertexMeasure& measure = result_.vertices[s.vertex];
+    PhaseRegion region(vertex.name, "redistribute");
+    std::vector<std::optional<redistribute::RedistributionPlan>> plans(s.operands.size());
+    redistribute::collectively(comm_, [&] {
+      inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
+      for (const OperandSteps& op : s.operands) {
+        if (op.source != OperandSource::exchange) continue;
+        const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
+        operands[op.operand].emplace(comm_, vs.operand_layout(op.operand), operand_blocks<S>(vertex, vs, op, from));
+        plans[op.operand].emplace(from.layout(), vs.operand_layout(op.operand), comm_.rank(), sizeof(S), limits_);
+      }
+      sample(with<S>(operands));
+    });
+    for (const OperandSteps& op : s.operands) {
+      const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
+      if (op.source == OperandSource::exchange) {
+        const redistribute::ExchangeStats stats =
+            exchange_.execute(exec_, *plans[op.operand], from.local(), operands[op.operand]->local());
+        measure.floats_sent += stats.elements_sent;
+        measure.floats_received += stats.elements_received;
+      } else if (op.source == OperandSource::collectives) {
+        operands[op.operand].emplace(comm_, vs.operand_layout(op.operand), collective_tile<S>(s.vertex, op, from));
+        measure.floats_sent += op.floats_sent;
+        measure.floats_received += op.floats_received;
+      }
+    }
+    for (const OperandSteps& op : s.operands)
+      if (op.source == OperandSource::same_as) operands[op.operand] = operands[op.same_as];
+    sample(with<S>(operands));
+    for (VertexId in : s.released) result_.values[in].reset();
+  }
+
+  // The blocks of an exchanged operand on this rank: new ones, and those it shares with the producer.
+  template <class S>
+  static Relation<S, Memory> operand_blocks(const Vertex& vertex, const VertexSchedule& vs, const OperandSteps& op,
+                                            const D<S>& from) {
+    const BlockGrid& grid = vs.operand_layout(op.operand).grid();
+    Relation<S, Memory> local(grid.rank());
+    for (Extent b : op.new_blocks)
+      local.insert(grid.key(b), Block<S>::uninitialized(vertex.name + "/operand", grid.box(grid.key(b)).extents()));
+    for (const auto& [b, kept] : op.shared_blocks) local.insert(grid.key(b), from.block(from.grid().key(kept)));
+    return local;
+  }
+
+  // The rank's one tile of an operand moved by the schedule's collectives.
+  template <class S>
+  Relation<S, Memory> collective_tile(VertexId v, const OperandSteps& op, const D<S>& from) {
+    const Vertex& vertex = graph_.vertex(v);
+    const redistribute::ReshardPlan& plan = *schedule_.transition(v, op.operand).plan;
+    const int rank = comm_.rank();
+    const Block<S> tile = from.block(redistribute::tile_key(plan.from, plan.mesh, rank));
+    Relation<S, Memory> local(schedule_.vertex(v).operand_layout(op.operand).grid().rank());
+    local.insert(
+        redistribute::tile_key(plan.to, plan.mesh, rank),
+        redistribute::execute_reshard(exec_, exchange_.process_mesh(plan.mesh), plan, tile, [&](std::size_t step) {
+          if (step + 1 == plan.steps.size()) inject(options_.failure, rank, vertex.name, Phase::collective);
+        }));
+    return local;
+  }
+
+  // (2) Every kernel call: a new partial block per output block (the first operand's block in place), later
+  // calls of that block accumulating into it.
+  template <class S>
+  void run_kernels(const VertexSteps& s, Operands<S>& operands, Partials<S>& partials) {
+    const Vertex& vertex = graph_.vertex(s.vertex);
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    const EinSum& e = vertex.resolved->einsum();
+    const BlockGrid& out = vs.output_layout().grid();
+    const auto kernels_start = std::chrono::steady_clock::now();
+    {
+      PhaseRegion region(vertex.name, "kernels");
+      redistribute::collectively(comm_, [&] {
+        inject(options_.failure, comm_.rank(), vertex.name, Phase::kernels);
+        for (const KernelCall& call : s.kernels) {
+          auto block = [&](std::size_t k) {
+            return operands[k]->block(vs.operand_layout(k).grid().key(vs.operand_block(k, call.tuple)));
+          };
+          const Block<S> x = block(0);
+          std::optional<Block<S>> y;
+          if (operands.size() > 1) y = block(1);
+          if (!call.accumulate) {
+            partials.emplace(call.output_block,
+                             s.in_place ? x
+                                        : Block<S>::uninitialized(vertex.name + "/partial",
+                                                                  out.box(out.key(call.output_block)).extents()));
+            sample(with<S>(operands, &partials));
+          }
+          const ResolvedEinSum resolved = y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()});
+          kernels::einsum(exec_, resolved, x, y, partials.at(call.output_block), call.accumulate);
+        }
+        compat::fence(exec_, "einrel::engine: kernels of " + vertex.name);
+      });
+      operands.clear();
+    }
+    result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start);
+  }
+
+  // (3) Partials to the owners of their output blocks, ⊕-combined in rank order, unless the reduction is
+  // deferred to the reader's collectives (the partials are then the value).
+  template <class S>
+  void reduce(const VertexSteps& s, Partials<S>& partials) {
+    const Vertex& vertex = graph_.vertex(s.vertex);
+    if (s.deferred) {
+      redistribute::collectively(comm_, [&] { inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce); });
+      return;
+    }
+    PhaseRegion region(vertex.name, "reduce");
+    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
+    std::vector<Block<S>> incoming;
+    redistribute::collectively(comm_, [&] {
+      inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce);
+      for (const PartialMessage& m : s.receives)
+        incoming.push_back(
+            Block<S>::uninitialized(vertex.name + "/incoming", out.box(out.key(m.output_block)).extents()));
+      sample([&](BlockCensus& c) {
+        for (const auto& [g, p] : partials) c.add(p);
+        for (const Block<S>& b : incoming) c.add(b);
+      });
+    });
+    BlockMessages<S, Memory> messages(comm_.get());
+    for (std::size_t i = 0; i < s.receives.size(); ++i) messages.receive(incoming[i], s.receives[i].peer);
+    for (const PartialMessage& m : s.sends) {
+      messages.send(partials.at(m.output_block), m.peer);
+      partials.erase(m.output_block);  // the message keeps its block until sent
+    }
+    messages.wait();
+    for (std::size_t i = 0; i < s.receives.size(); ++i)
+      kernels::accumulate(exec_, vertex.resolved->einsum().agg, partials.at(s.receives[i].output_block), incoming[i]);
+    compat::fence(exec_, "einrel::engine: reduced " + vertex.name);
+    VertexMeasure& measure = result_.vertices[s.vertex];
+    measure.floats_sent += messages.elements_sent();
+    measure.floats_received += messages.elements_received();
+  }
+
+  const ExecutionSpace& exec_;
+  redistribute::Exchange<Memory>& exchange_;
+  const redistribute::Communicator& comm_;
+  const Graph& graph_;
+  const Schedule& schedule_;
+  const Options& options_;
+  const redistribute::ExchangeLimits limits_;
+  EngineResult<Memory> result_;
+  std::size_t peak_ = 0;
+};
+
+// Throws Error (on every rank) unless the schedule is for comm's ranks and every input holds blocks of its
+// dtype in the schedule's layout.
+template <class MemorySpace>
+void check_engine_inputs(const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
+                         const std::vector<std::optional<AnyDistributed<MemorySpace>>>& values) {
   redistribute::collectively(comm, [&] {
     if (schedule.ranks() != comm.size())
       throw Error("a schedule for " + std::to_string(schedule.ranks()) + " ranks cannot run on " +
@@ -196,183 +403,54 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
                     " blocks in the schedule's layout of " + to_string(vertex.bound));
     }
   });
+}
 
-  std::size_t peak = 0;
-  // The engine's block bytes, measured: every distinct block view it holds, values and `extra`.
-  auto sample = [&](const auto& extra) {
-    BlockCensus census;
-    for (const auto& value : values)
-      if (value) std::visit([&](const auto& d) { census.add(d.local()); }, *value);
-    extra(census);
-    peak = std::max(peak, census.bytes());
-  };
-  Lifetimes lifetimes(schedule);
-  sample([](BlockCensus&) {});
-  for (VertexId v : lifetimes.unread_inputs(graph)) values[v].reset();
+}  // namespace detail
 
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    const VertexSchedule& vs = schedule.vertex(v);
-    const EinSum& e = vertex.resolved->einsum();
-    VertexMeasure& measure = result.vertices[v];
-    const auto vertex_start = std::chrono::steady_clock::now();
-    dispatch_dtype(vertex.dtype, [&](auto scalar) {
-      using S = decltype(scalar);
-      using D = detail::Distributed<S, Memory>;
-      using Block = Tensor<S, Memory>;
+// Collective over comm: evaluates `graph` on the ranks of comm as `schedule` (planned for comm's size)
+// says (DESIGN.md §6), by running this rank's `steps` (rank_steps(graph, schedule, rank)). `inputs` holds,
+// for every input vertex, this rank's blocks in schedule.layout(input) (other entries empty). Per EinSum
+// vertex: (1) each operand is placed at the sites of its join tuples (exchanged, moved by collectives, or
+// shared with its producer where a block stays), and producers are released after their last reader; (2)
+// every kernel call runs, accumulating into one partial block per output block (in place: the first
+// operand's blocks); (3) partials move to the owner of their output block, which ⊕-combines them in rank
+// order, unless the reduction is deferred; the output stays distributed. An exception on any rank in any
+// phase (including an injected one) is thrown on every rank with the same message.
+//
+// Every exchange runs on `exchange`, whose buffers are reused across vertices and calls; blocks come from
+// the memory space's BlockPool, so a caller that executes the same schedule again with a kept exchange
+// allocates nothing after the first call (or none at all after warm_memory).
+template <class ExecutionSpace>
+EngineResult<typename ExecutionSpace::memory_space> execute(
+    const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
+    const Graph& graph, const Schedule& schedule, const RankSteps& steps,
+    std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
+    const Options& options = {}) {
+  detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);
+  redistribute::collectively(exchange.comm(), [&] {
+    if (steps.rank != exchange.comm().rank())
+      throw Error("the steps of rank " + std::to_string(steps.rank) + " cannot run on rank " +
+                  std::to_string(exchange.comm().rank()));
+  });
+  return detail::StepRunner<ExecutionSpace>(exec, exchange, graph, schedule, options, std::move(inputs)).run(steps);
+}
 
-      // (1) Operands at the sites of their join tuples: by the exchange, or by collectives where the schedule
-      // chose them (the result is the rank's one block of the operand layout).
-      std::vector<std::optional<D>> operands(vertex.inputs.size());
-      std::vector<std::optional<redistribute::RedistributionPlan>> plans(vertex.inputs.size());
-      auto operand_blocks = [&](BlockCensus& c) {
-        for (const auto& d : operands)
-          if (d) c.add(d->local());
-      };
-      auto by_collectives = [&](std::size_t k) {
-        return !schedule.shared_operand(v, k) && schedule.transition(v, k).path == TransitionPath::collectives;
-      };
-      {
-        detail::PhaseRegion region(vertex.name, "redistribute");
-        redistribute::collectively(comm, [&] {
-          inject(options.failure, rank, vertex.name, Phase::redistribute);
-          for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-            if (schedule.shared_operand(v, k) || by_collectives(k)) continue;
-            const D& from = std::get<D>(*values[vertex.inputs[k]]);
-            const redistribute::BlockLayout& to = vs.operand_layout(k);
-            Relation<S, Memory> local(to.grid().rank());
-            for (Extent b : to.blocks_of(rank)) {
-              const Key key = to.grid().key(b);
-              local.insert(key, from.grid() == to.grid() && from.holds(key)
-                                    ? from.block(key)
-                                    : Block::uninitialized(vertex.name + "/operand", to.grid().box(key).extents()));
-            }
-            operands[k].emplace(comm, to, std::move(local));
-            plans[k].emplace(from.layout(), to, rank, sizeof(S), options.limits);
-          }
-          sample(operand_blocks);
-        });
-        for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-          const D& from = std::get<D>(*values[vertex.inputs[k]]);
-          if (plans[k]) {
-            const redistribute::ExchangeStats stats =
-                exchange.execute(exec, *plans[k], from.local(), operands[k]->local());
-            measure.floats_sent += stats.elements_sent;
-            measure.floats_received += stats.elements_received;
-          } else if (by_collectives(k)) {
-            const Transition& transition = schedule.transition(v, k);
-            const redistribute::ReshardPlan& plan = *transition.plan;
-            const Block tile = from.block(redistribute::tile_key(plan.from, plan.mesh, rank));
-            Relation<S, Memory> local(vs.operand_layout(k).grid().rank());
-            local.insert(redistribute::tile_key(plan.to, plan.mesh, rank),
-                         redistribute::execute_reshard(
-                             exec, exchange.process_mesh(plan.mesh), plan, tile, [&](std::size_t step) {
-                               if (step + 1 == plan.steps.size())
-                                 inject(options.failure, rank, vertex.name, Phase::collective);
-                             }));
-            operands[k].emplace(comm, vs.operand_layout(k), std::move(local));
-            measure.floats_sent += transition.volumes.sent[rank];
-            measure.floats_received += transition.volumes.received[rank];
-          }
-        }
-        for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-          if (const auto same = schedule.shared_operand(v, k)) operands[k] = operands[*same];
-        sample(operand_blocks);
-        for (VertexId in : lifetimes.read_operands(vertex)) values[in].reset();
-      }
-
-      // (2) Local join tuples, each output block's tuples accumulated into one partial block.
-      std::map<Extent, Block> partials;
-      const BlockGrid& out = vs.output_layout().grid();
-      const auto kernels_start = std::chrono::steady_clock::now();
-      {
-        detail::PhaseRegion region(vertex.name, "kernels");
-        redistribute::collectively(comm, [&] {
-          inject(options.failure, rank, vertex.name, Phase::kernels);
-          const auto [first, last] = vs.tuples_of(rank);
-          for (Extent t = first; t < last; ++t) {
-            const Block& x = operands[0]->block(vs.operand_layout(0).grid().key(vs.operand_block(0, t)));
-            std::optional<Block> y;
-            if (operands.size() > 1) y = operands[1]->block(vs.operand_layout(1).grid().key(vs.operand_block(1, t)));
-            const ResolvedEinSum block = y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()});
-            const Extent g = vs.output_block(t);
-            auto it = partials.find(g);
-            const bool accumulate = it != partials.end();
-            if (!accumulate) {
-              it = partials
-                       .emplace(g, schedule.in_place(v)
-                                       ? x
-                                       : Block::uninitialized(vertex.name + "/partial", out.box(out.key(g)).extents()))
-                       .first;
-              sample([&](BlockCensus& c) {
-                operand_blocks(c);
-                for (const auto& [key, p] : partials) c.add(p);
-              });
-            }
-            kernels::einsum(exec, block, x, y, it->second, accumulate);
-          }
-          compat::fence(exec, "einrel::engine: kernels of " + vertex.name);
-        });
-        result.traffic.tuples += vs.tuples_of(rank).second - vs.tuples_of(rank).first;
-        operands.clear();
-      }
-      measure.kernel_seconds = detail::seconds_since(kernels_start);
-
-      // (3) Partials to the owners of their output blocks, ⊕-combined in rank order, unless the reduction is
-      // deferred to the reader's collectives (the partials are then the value).
-      if (!schedule.deferred(v)) {
-        detail::PhaseRegion region(vertex.name, "reduce");
-        std::vector<std::pair<Extent, Block>> incoming;
-        redistribute::collectively(comm, [&] {
-          inject(options.failure, rank, vertex.name, Phase::reduce);
-          for (Extent g : vs.output_layout().blocks_of(rank)) {
-            const std::vector<int> ranks = vs.contributors(g);
-            for (std::size_t i = 1; i < ranks.size(); ++i)
-              incoming.emplace_back(g, Block::uninitialized(vertex.name + "/incoming", out.box(out.key(g)).extents()));
-          }
-          sample([&](BlockCensus& c) {
-            for (const auto& [key, p] : partials) c.add(p);
-            for (const auto& [g, b] : incoming) c.add(b);
-          });
-        });
-        detail::BlockMessages<S, Memory> messages(comm.get());
-        {
-          std::size_t next = 0;
-          for (Extent g : vs.output_layout().blocks_of(rank)) {
-            const std::vector<int> ranks = vs.contributors(g);
-            for (std::size_t i = 1; i < ranks.size(); ++i) messages.receive(incoming[next++].second, ranks[i]);
-          }
-        }
-        for (auto it = partials.begin(); it != partials.end();) {
-          const int owner = vs.tuple_rank(it->first * vs.group_size());
-          if (owner == rank) {
-            ++it;
-            continue;
-          }
-          messages.send(it->second, owner);
-          it = partials.erase(it);  // the message keeps its block until sent
-        }
-        messages.wait();
-        for (const auto& [g, b] : incoming) kernels::accumulate(exec, e.agg, partials.at(g), b);
-        compat::fence(exec, "einrel::engine: reduced " + vertex.name);
-        measure.floats_sent += messages.elements_sent();
-        measure.floats_received += messages.elements_received();
-      } else {
-        redistribute::collectively(comm, [&] { inject(options.failure, rank, vertex.name, Phase::reduce); });
-      }
-      Relation<S, Memory> local(out.rank());
-      for (const auto& [g, block] : partials) local.insert(out.key(g), block);
-      values[v] = D(comm, schedule.layout(v), std::move(local));
-    });
-    if (lifetimes.dead(v)) values[v].reset();
-    measure.seconds = detail::seconds_since(vertex_start);
-    result.traffic.floats_sent += measure.floats_sent;
-    result.traffic.floats_received += measure.floats_received;
-    if (options.on_vertex_done) options.on_vertex_done(v, detail::seconds_since(start));
+// The same, computing this rank's steps for this call.
+template <class ExecutionSpace>
+EngineResult<typename ExecutionSpace::memory_space> execute(
+    const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
+    const Graph& graph, const Schedule& schedule,
+    std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
+    const Options& options = {}) {
+  std::optional<RankSteps> steps;
+  redistribute::collectively(exchange.comm(), [&] {
+    if (schedule.ranks() == exchange.comm().size()) steps = rank_steps(graph, schedule, exchange.comm().rank());
+  });
+  if (!steps) {
+    detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);  // throws: wrong rank count
+    steps.emplace();
   }
-  result.traffic.peak_block_bytes = peak;
-  return result;
+  return execute(exec, exchange, graph, schedule, *steps, std::move(inputs), options);
 }
 
 // The same on a communicator, with an exchange of its own for this call.
@@ -380,7 +458,7 @@ template <class ExecutionSpace>
 EngineResult<typename ExecutionSpace::memory_space> execute(
     const ExecutionSpace& exec, const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
-    const EngineOptions& options = {}) {
+    const Options& options = {}) {
   redistribute::Exchange<typename ExecutionSpace::memory_space> exchange(comm);
   return execute(exec, exchange, graph, schedule, std::move(inputs), options);
 }

@@ -13,10 +13,17 @@
 
 namespace einrel::engine {
 
-FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
-                              std::optional<std::size_t> memory_limit) {
-  partition::Plan requested = partition::make_plan(graph, request.procs, request.planner, request.cost_model);
-  if (!memory_limit) return {requested, request.transitions};
+FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& options,
+                              const partition::Carried& carried) {
+  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
+  auto make_plan = [&](Extent p, const std::string& planner) {
+    partition::Plan plan = partition::make_plan(graph, p, planner, options.cost_model);
+    if (!carried.empty()) partition::plan_carried(graph, plan, carried);
+    return plan;
+  };
+  partition::Plan requested = make_plan(procs, options.planner);
+  const std::optional<std::size_t>& memory_limit = options.memory_limit;
+  if (!memory_limit) return {requested, options.transitions};
 
   struct Estimate {
     std::size_t peak = 0;
@@ -24,14 +31,15 @@ FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& 
     VertexId vertex = 0;
   };
   auto estimate = [&](const partition::Plan& plan, TransitionPolicy policy) {
-    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks, policy), request.limits);
+    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks, policy, CommModel{}, carried),
+                                options.exchange_limits());
     Estimate e;
     for (int r = 0; r < ranks; ++r)
       if (dry.peak_memory_bytes[r] > e.peak) e = {dry.peak_memory_bytes[r], r, dry.peak_vertex[r]};
     return e;
   };
-  std::vector<TransitionPolicy> policies{request.transitions};
-  if (request.transitions == TransitionPolicy::automatic)
+  std::vector<TransitionPolicy> policies{options.transitions};
+  if (options.transitions == TransitionPolicy::automatic)
     policies.insert(policies.end(), {TransitionPolicy::point_to_point, TransitionPolicy::collectives});
   // The first policy under which `plan` fits, else nothing; `closest` keeps the smallest miss.
   std::optional<Estimate> closest;
@@ -46,19 +54,19 @@ FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& 
   };
   if (const auto policy = fitting(requested)) return {requested, *policy};
 
-  std::vector<std::string> planners{request.planner};
+  std::vector<std::string> planners{options.planner};
   for (const std::string& name : partition::planners_for(graph))
-    if (name != request.planner) planners.push_back(name);
+    if (name != options.planner) planners.push_back(name);
   std::optional<FittedPlan> best;
-  for (Extent p : {request.procs, 2 * request.procs, 4 * request.procs})
+  for (Extent p : {procs, 2 * procs, 4 * procs})
     for (const std::string& planner : planners) {
-      if (p == request.procs && planner == request.planner) continue;  // `requested`, which does not fit
-      partition::Plan plan = partition::make_plan(graph, p, planner, request.cost_model);
+      if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
+      partition::Plan plan = make_plan(p, planner);
       if (const auto policy = fitting(plan))
         if (!best || plan.total_cost < best->plan.total_cost) best = FittedPlan{std::move(plan), *policy};
     }
   if (best) return *best;
-  throw Error("--memory-limit " + std::to_string(*memory_limit) + ": no plan fits; the closest (" +
+  throw Error("no plan fits the memory limit of " + std::to_string(*memory_limit) + " bytes per rank; the closest (" +
               closest_plan.planner + " at p = " + std::to_string(closest_plan.procs) + ") needs " +
               std::to_string(closest->peak) + " bytes on rank " + std::to_string(closest->rank) + " at vertex '" +
               graph.vertex(closest->vertex).name + "', " + std::to_string(closest->peak - *memory_limit) +
@@ -91,10 +99,10 @@ void check_node_memory(MPI_Comm comm, std::size_t estimate) {
   redistribute::collectively(world, [&] {
     const std::size_t available = available_host_memory();
     if (available > 0 && needed > available)
-      throw Error("the plan needs " + std::to_string(needed) + " bytes on a node of " + std::to_string(ranks) +
-                  " rank(s) (estimated: blocks, kernel temporaries, exchange buffers), and " +
-                  std::to_string(available) +
-                  " are available there: run on more nodes, or let --memory-limit choose a plan that needs less");
+      throw Error(
+          "the plan needs " + std::to_string(needed) + " bytes on a node of " + std::to_string(ranks) +
+          " rank(s) (estimated: blocks, kernel temporaries, exchange buffers), and " + std::to_string(available) +
+          " are available there: run on more nodes, or set a memory limit per rank to choose a plan that needs less");
   });
 }
 

@@ -1,8 +1,10 @@
 #ifndef EINREL_MEMORYFIT_HPP
 #define EINREL_MEMORYFIT_HPP
 
+#include <einrel_Carried.hpp>
 #include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
+#include <einrel_Options.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Transition.hpp>
@@ -15,22 +17,16 @@
 
 namespace einrel::engine {
 
-// What a caller asks the planner for.
-struct PlanRequest {
-  Extent procs = 1;
-  std::string planner = "eindecomp";
-  partition::CostModel cost_model = partition::CostModel::engine;
-  redistribute::ExchangeLimits limits;  // the run's, for the estimate of its exchange buffers
-  TransitionPolicy transitions = TransitionPolicy::automatic;
-};
-
 // A plan and the transition policy to schedule it with.
 struct FittedPlan {
   partition::Plan plan;
   TransitionPolicy transitions = TransitionPolicy::automatic;
 };
 
-// The plan to run on `ranks` ranks. Without a limit: make_plan as requested. With `memory_limit` (bytes
+// The plan to run on `ranks` ranks, as `options` ask (procs, planner, cost_model, transitions,
+// memory_limit, comm_buffer_limit); with `carried` pairs (a step graph run again and again), each plan's
+// carried vertices re-chosen by partition::plan_carried and its schedule keeping them where they are read.
+// Without a memory limit: make_plan as requested. With `memory_limit` (bytes
 // per rank, as the run report's peak_allocated_bytes counts them, estimated by the dry run, the one
 // estimator: Traffic::peak_memory_bytes): the requested plan if its busiest rank fits; else, with automatic
 // transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
@@ -38,8 +34,8 @@ struct FittedPlan {
 // (ties: that order, requested planner first) — a heuristic on top of the planners (docs/planner.md "Memory
 // limit"). Throws Error when none fits, naming the plan that comes closest, its rank and vertex, and the
 // bytes missing.
-FittedPlan plan_within_memory(const Graph& graph, int ranks, const PlanRequest& request,
-                              std::optional<std::size_t> memory_limit);
+FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& options,
+                              const partition::Carried& carried = {});
 
 // The memory this host can still give out: MemAvailable of /proc/meminfo, else the free physical pages.
 std::size_t available_host_memory();

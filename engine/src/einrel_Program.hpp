@@ -3,10 +3,10 @@
 
 #include <einrel_BoxCopy.hpp>
 #include <einrel_Cover.hpp>
-#include <einrel_Engine.hpp>
 #include <einrel_HostEnvironment.hpp>
 #include <einrel_KokkosCompat.hpp>
 #include <einrel_Planner.hpp>
+#include <einrel_Session.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -54,13 +54,6 @@ LocalPiece<typename View::non_const_value_type, typename View::memory_space> loc
   return {box, Unmanaged(const_cast<Scalar*>(view.data()), static_cast<std::size_t>(box.size()))};
 }
 
-struct ProgramOptions {
-  std::optional<Extent> procs;        // p for the planner; default: the ranks rounded up to a power of two
-  std::string planner = "eindecomp";  // eindecomp, sqrt, data or greedy
-  partition::CostModel cost_model = partition::CostModel::engine;
-  redistribute::ExchangeLimits limits;
-};
-
 // A graph planned once for a communicator and executed many times (a host code's time loop): the plan,
 // the schedule, the layouts of the host code's pieces, every redistribution plan between them and
 // einrel's layouts, einrel's copies of pieces that are not whole grid cells, and the exchange buffers are
@@ -79,22 +72,22 @@ class Program {
   template <class Scalar>
   using Distributed = redistribute::DistributedTensorRelation<Scalar, memory_space>;
 
-  // Collective over comm: checks the host environment (check_host_environment), duplicates comm, plans
-  // `graph` (the same Error on every rank for a bad graph, planner or p) and makes its schedule.
-  Program(MPI_Comm comm, Graph graph, const ProgramOptions& options = {})
-      : comm_(checked(comm)),
-        graph_(std::move(graph)),
-        limits_(options.limits),
-        plan_(partition::make_plan(graph_, options.procs ? *options.procs : partition::procs_for_ranks(comm_.size()),
-                                   options.planner, options.cost_model)),
-        schedule_(graph_, plan_.partitions, comm_.size()),
-        exchange_(comm_),
-        bindings_(graph_.size()) {}
+  // Collective over comm: checks the host environment (check_host_environment), duplicates comm, and sets
+  // up the pipeline (engine::Session: the plan within options.memory_limit, the schedule, this rank's steps,
+  // the memory estimate and the node's memory check). The same Error on every rank for a bad graph,
+  // planner, p or memory limit.
+  // `options`: how the graph is planned and run, the same as `einrel run`'s (engine::Options: procs; the
+  // planner, one of partition::planner_names(); cost model; transitions; memory limit per rank; exchange
+  // buffer limit; warm memory, on by default).
+  Program(MPI_Comm comm, Graph graph, const engine::Options& options = {})
+      : comm_(checked(comm)), session_(comm_, std::move(graph), options), bindings_(session_.graph().size()) {}
 
-  const Graph& graph() const { return graph_; }
-  const partition::Plan& plan() const { return plan_; }
-  const engine::Schedule& schedule() const { return schedule_; }
+  const Graph& graph() const { return session_.graph(); }
+  const partition::Plan& plan() const { return session_.plan(); }
+  const engine::Schedule& schedule() const { return session_.schedule(); }
   const redistribute::Communicator& comm() const { return comm_; }
+  // The dry run of the schedule: what each rank moves and holds, and the memory estimate.
+  const engine::Traffic& estimate() const { return session_.estimate(); }
 
   // Local: this rank's pieces of input `name` for the next executions (the views must stay valid through
   // them; the host code may change their elements between executions). Throws Error when `name` is not an
@@ -116,13 +109,14 @@ class Program {
   // tensor or overlap, boxes that differ from the first execution's, or any failure of the engine.
   const engine::EngineResult<memory_space>& execute(const ExecutionSpace& exec) {
     redistribute::collectively(comm_, [&] { check_bindings(); });
-    result_.reset();  // the last outputs' blocks go back to the pool for this execution
+    result_.reset();         // the last outputs' blocks go back to the pool for this execution
+    session_.prepare(exec);  // the first time, with options.warm_memory: every block the executions take
     if (!prepared_) prepare();
-    std::vector<std::optional<engine::AnyDistributed<memory_space>>> values(graph_.size());
-    for (VertexId v = 0; v < graph_.size(); ++v)
-      if (graph_.vertex(v).is_input()) values[v] = import_input(exec, v);
-    result_ = engine::execute(exec, exchange_, graph_, schedule_, std::move(values));
-    for (VertexId v : graph_.outputs())
+    std::vector<std::optional<engine::AnyDistributed<memory_space>>> values(graph().size());
+    for (VertexId v = 0; v < graph().size(); ++v)
+      if (graph().vertex(v).is_input()) values[v] = import_input(exec, v);
+    result_ = session_.execute(exec, std::move(values));
+    for (VertexId v : graph().outputs())
       if (bindings_[v]) export_output(exec, v);
     compat::fence(exec, "einrel::Program: outputs written");
     ++executions_;
@@ -136,7 +130,7 @@ class Program {
   const Distributed<Scalar>& output(const std::string& name) const {
     const VertexId v = vertex_of(name);
     if (!result_ || !result_->values[v]) throw Error("'" + name + "' is not an output of the last execution");
-    if (dtype_of<Scalar>() != graph_.vertex(v).dtype) throw Error("output '" + name + "' is not of that dtype");
+    if (dtype_of<Scalar>() != graph().vertex(v).dtype) throw Error("output '" + name + "' is not of that dtype");
     return std::get<Distributed<Scalar>>(*result_->values[v]);
   }
 
@@ -184,7 +178,7 @@ class Program {
   }
 
   VertexId vertex_of(const std::string& name) const {
-    const auto v = graph_.find(name);
+    const auto v = graph().find(name);
     if (!v) throw Error("the graph has no tensor '" + name + "'");
     return *v;
   }
@@ -192,10 +186,10 @@ class Program {
   template <class Scalar>
   void bind(const std::string& name, bool input, std::vector<Piece<Scalar>> pieces) {
     const VertexId v = vertex_of(name);
-    const Vertex& vertex = graph_.vertex(v);
+    const Vertex& vertex = graph().vertex(v);
     if (input != vertex.is_input())
       throw Error("'" + name + "' is " + (input ? "not an input" : "an input, not an output") + " of the graph");
-    if (!input && std::find(graph_.outputs().begin(), graph_.outputs().end(), v) == graph_.outputs().end())
+    if (!input && std::find(graph().outputs().begin(), graph().outputs().end(), v) == graph().outputs().end())
       throw Error("'" + name + "' is not an output of the graph");
     if (dtype_of<Scalar>() != vertex.dtype)
       throw Error("'" + name + "' is " + std::string(dtype_name(vertex.dtype)) + ", not " +
@@ -209,8 +203,8 @@ class Program {
   }
 
   void check_bindings() const {
-    for (VertexId v = 0; v < graph_.size(); ++v) {
-      const Vertex& vertex = graph_.vertex(v);
+    for (VertexId v = 0; v < graph().size(); ++v) {
+      const Vertex& vertex = graph().vertex(v);
       if (vertex.is_input() && !bindings_[v])
         throw Error("input '" + vertex.name + "' has no pieces on rank " + std::to_string(comm_.rank()) +
                     " (set_input, with an empty list on a rank that holds none of it)");
@@ -230,7 +224,7 @@ class Program {
 
   // Collective: the covers, plans and blocks of every binding (in vertex order on every rank).
   void prepare() {
-    for (VertexId v = 0; v < graph_.size(); ++v) {
+    for (VertexId v = 0; v < graph().size(); ++v) {
       if (bound_on_every_rank(v)) std::visit([&](auto& b) { prepare_binding(v, b); }, *bindings_[v]);
     }
     prepared_ = true;
@@ -246,7 +240,7 @@ class Program {
     const bool all = least[0] == 1, none = least[1] == 1;
     redistribute::collectively(comm_, [&] {
       if (!all && !none)
-        throw Error("'" + graph_.vertex(v).name + "' has pieces on some ranks only: call set_output on every rank " +
+        throw Error("'" + graph().vertex(v).name + "' has pieces on some ranks only: call set_output on every rank " +
                     "(with an empty list where a rank holds none of it)");
     });
     return all;
@@ -254,7 +248,7 @@ class Program {
 
   template <class Scalar>
   void prepare_binding(VertexId v, Binding<Scalar>& b) {
-    const Vertex& vertex = graph_.vertex(v);
+    const Vertex& vertex = graph().vertex(v);
     b.boxes = boxes_of(b.pieces);
     const auto all = redistribute::gather_boxes(comm_, b.boxes);
     redistribute::collectively(comm_, [&] {
@@ -263,9 +257,10 @@ class Program {
       } catch (const Error& e) {
         throw Error("the pieces of '" + vertex.name + "': " + e.what());
       }
-      const auto& layout = schedule_.layout(v);
-      b.plan = b.input ? redistribute::RedistributionPlan(*b.cover, layout, comm_.rank(), sizeof(Scalar), limits_)
-                       : redistribute::RedistributionPlan(layout, *b.cover, comm_.rank(), sizeof(Scalar), limits_);
+      const auto& layout = schedule().layout(v);
+      const redistribute::ExchangeLimits limits = session_.options().exchange_limits();
+      b.plan = b.input ? redistribute::RedistributionPlan(*b.cover, layout, comm_.rank(), sizeof(Scalar), limits)
+                       : redistribute::RedistributionPlan(layout, *b.cover, comm_.rank(), sizeof(Scalar), limits);
       const BlockGrid& grid = b.cover->grid();
       for (std::size_t i = 0; i < b.pieces.size(); ++i)
         for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i])) {
@@ -310,7 +305,8 @@ class Program {
           const auto source = cells(b, [&](const auto& piece, const auto& cell, const std::vector<Extent>& corner) {
             copy_box(exec, piece, corner, cell, std::vector<Extent>(corner.size(), 0), cell.bound());
           });
-          redistribute::collectively(comm_, [&] { exchange_.execute(exec, *b.plan, source, b.target->local()); });
+          redistribute::collectively(comm_,
+                                     [&] { session_.exchange().execute(exec, *b.plan, source, b.target->local()); });
           return *b.target;
         },
         *bindings_[v]);
@@ -326,7 +322,7 @@ class Program {
             later.emplace_back(piece, cell, corner);
           });
           const auto& value = std::get<Distributed<Scalar>>(*result_->values[v]);
-          redistribute::collectively(comm_, [&] { exchange_.execute(exec, *b.plan, value.local(), target); });
+          redistribute::collectively(comm_, [&] { session_.exchange().execute(exec, *b.plan, value.local(), target); });
           for (const auto& [piece, cell, corner] : later)
             copy_box(exec, cell, std::vector<Extent>(corner.size(), 0), piece, corner, cell.bound());
         },
@@ -334,11 +330,7 @@ class Program {
   }
 
   redistribute::Communicator comm_;
-  Graph graph_;
-  redistribute::ExchangeLimits limits_;
-  partition::Plan plan_;
-  engine::Schedule schedule_;
-  redistribute::Exchange<memory_space> exchange_;
+  engine::Session<ExecutionSpace> session_;
   std::vector<std::optional<AnyBinding>> bindings_;  // by vertex
   bool prepared_ = false;
   std::optional<engine::EngineResult<memory_space>> result_;

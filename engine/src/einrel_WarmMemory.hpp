@@ -4,6 +4,7 @@
 #include <einrel_Contraction.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_KernelScratch.hpp>
+#include <einrel_RankSteps.hpp>
 #include <einrel_ReshardVolumes.hpp>
 
 #include <map>
@@ -37,16 +38,13 @@ struct VendorGemmCall {
 
 // Per dtype, of the vendor GEMMs this rank's kernel calls make, the one with the most rows (then columns,
 // then inner extent): the call whose workspace in the vendor BLAS is largest (kernels::warm_vendor_gemm).
-inline std::map<Dtype, VendorGemmCall> largest_gemm_calls(const Graph& graph, const Schedule& schedule, int rank,
-                                                          const kernels::KernelTarget& target) {
+inline std::map<Dtype, VendorGemmCall> largest_gemm_calls(const Graph& graph, const Schedule& schedule,
+                                                          const RankSteps& steps, const kernels::KernelTarget& target) {
   std::map<Dtype, VendorGemmCall> largest;
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    const VertexSchedule& vs = schedule.vertex(v);
+  for (const VertexSteps& s : steps.vertices) {
+    const Vertex& vertex = graph.vertex(s.vertex);
     std::set<std::vector<Bound>> calls;
-    const auto [first, last] = vs.tuples_of(rank);
-    for (Extent t = first; t < last; ++t) calls.insert(vs.tuple_bounds(t));
+    for (const KernelCall& call : s.kernels) calls.insert(schedule.vertex(s.vertex).tuple_bounds(call.tuple));
     for (const std::vector<Bound>& bounds : calls) {
       const auto gemm = kernels::vendor_gemm_call(resolve(vertex.resolved->einsum(), bounds),
                                                   {vertex.dtype, target.threads, target.host});
@@ -55,128 +53,155 @@ inline std::map<Dtype, VendorGemmCall> largest_gemm_calls(const Graph& graph, co
       if (kept == largest.end() ||
           std::tie(gemm->rows, gemm->cols, gemm->inner) >
               std::tie(kept->second.gemm.rows, kept->second.gemm.cols, kept->second.gemm.inner))
-        largest[vertex.dtype] = {v, bounds, *gemm};
+        largest[vertex.dtype] = {s.vertex, bounds, *gemm};
     }
   }
   return largest;
 }
 
+// One walk of a rank's steps that takes every block from the pool as execute() will and gives it back
+// when execute() would (warm_memory).
+template <class ExecutionSpace>
+class WarmWalk {
+ public:
+  using Memory = typename ExecutionSpace::memory_space;
+
+  WarmWalk(const ExecutionSpace& exec, redistribute::Exchange<Memory>& exchange, const Graph& graph,
+           const Schedule& schedule, const Options& options)
+      : exec_(exec),
+        exchange_(exchange),
+        graph_(graph),
+        schedule_(schedule),
+        options_(options),
+        target_{Dtype::f64, exec.concurrency(),
+                Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible},
+        held_(graph.size()) {}
+
+  void run(const RankSteps& steps) {
+    vendor_gemm_ = largest_gemm_calls(graph_, schedule_, steps, target_);
+    // The inputs' blocks first, released as execute releases them: the caller loads its inputs after this
+    // walk, into these blocks (then cached), and the walk allocates what execute will, no more.
+    for (const auto& [v, blocks] : steps.inputs)
+      dispatch_dtype(graph_.vertex(v).dtype, [&, v = v, &blocks = blocks](auto scalar) {
+        const BlockGrid& grid = schedule_.layout(v).grid();
+        for (Extent b : blocks) held_[v].emplace(b, take<decltype(scalar)>(grid.box(grid.key(b)).extents()));
+      });
+    for (VertexId v : steps.unread_inputs) held_[v].clear();
+    for (const VertexSteps& s : steps.vertices) {
+      dispatch_dtype(graph_.vertex(s.vertex).dtype, [&](auto scalar) { vertex<decltype(scalar)>(s); });
+      if (s.dead) held_[s.vertex].clear();
+    }
+    compat::fence(exec_, "einrel::engine: memory warmed");
+  }
+
+ private:
+  template <class S>
+  using Block = Tensor<S, Memory>;
+  using Blocks = std::map<Extent, AnyTensor<Memory>>;
+
+  template <class S>
+  Block<S> take(const Bound& bound) {
+    Block<S> b = Block<S>::uninitialized("einrel::engine/warm", bound);
+    Kokkos::deep_copy(exec_, b.view(), S(0));
+    return b;
+  }
+
+  template <class S>
+  void vertex(const VertexSteps& s) {
+    std::vector<Blocks> operands(s.operands.size());
+    for (const OperandSteps& op : s.operands) place_operand<S>(s.vertex, op, operands[op.operand]);
+    for (const OperandSteps& op : s.operands)
+      if (op.source == OperandSource::same_as) operands[op.operand] = operands[op.same_as];
+    for (VertexId in : s.released) held_[in].clear();
+    std::map<Extent, Block<S>> partials;
+    kernel_calls<S>(s, operands, partials);
+    operands.clear();
+    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
+    std::vector<Block<S>> incoming;
+    for (const PartialMessage& m : s.receives) incoming.push_back(take<S>(out.box(out.key(m.output_block)).extents()));
+    for (const PartialMessage& m : s.sends) partials.erase(m.output_block);
+    for (const auto& [g, block] : partials) held_[s.vertex].emplace(g, block);
+  }
+
+  // An operand's new blocks taken, its shared ones kept; the temporaries of its collectives taken while its
+  // result is, or the exchange's buffers grown to its plan.
+  template <class S>
+  void place_operand(VertexId v, const OperandSteps& op, Blocks& blocks) {
+    if (op.source == OperandSource::same_as) return;
+    const redistribute::BlockLayout& to = schedule_.vertex(v).operand_layout(op.operand);
+    for (Extent b : op.new_blocks) blocks.emplace(b, take<S>(to.grid().box(to.grid().key(b)).extents()));
+    for (const auto& [b, kept] : op.shared_blocks) blocks.emplace(b, held_[op.producer].at(kept));
+    if (op.source == OperandSource::collectives) {
+      std::vector<Block<S>> scratch;
+      for (Extent n : redistribute::reshard_scratch(*schedule_.transition(v, op.operand).plan))
+        scratch.push_back(take<S>({n}));
+    } else {
+      const redistribute::RedistributionPlan plan(schedule_.layout(op.producer), to, exchange_.comm().rank(), sizeof(S),
+                                                  options_.exchange_limits());
+      exchange_.prepare(exec_, plan, sizeof(S));
+    }
+  }
+
+  // Each call's partial (new, or the first operand's block in place) and its temporaries, taken while the
+  // call's partial is and given back after it, as execute does for every call (the pool may hand a freed
+  // temporary to the next call's partial, which then needs a temporary of its own); their sizes are
+  // computed once per kind of call. The vendor GEMM's workspace is touched on its largest call.
+  template <class S>
+  void kernel_calls(const VertexSteps& s, const std::vector<Blocks>& operands, std::map<Extent, Block<S>>& partials) {
+    const Vertex& vertex = graph_.vertex(s.vertex);
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    const BlockGrid& out = vs.output_layout().grid();
+    std::map<std::pair<std::vector<Bound>, bool>, std::vector<Extent>> calls;
+    for (const KernelCall& call : s.kernels) {
+      const Extent g = call.output_block;
+      if (!call.accumulate)
+        partials.emplace(g, s.in_place ? std::get<Block<S>>(operands[0].at(vs.operand_block(0, call.tuple)))
+                                       : take<S>(out.box(out.key(g)).extents()));
+      const std::vector<Bound> bounds = vs.tuple_bounds(call.tuple);
+      auto kind = calls.find({bounds, call.accumulate});
+      if (kind == calls.end())
+        kind = calls
+                   .emplace(std::pair{bounds, call.accumulate},
+                            kernels::einsum_scratch(resolve(vertex.resolved->einsum(), bounds), call.accumulate,
+                                                    {vertex.dtype, target_.threads, target_.host}))
+                   .first;
+      std::vector<Block<S>> scratch;
+      for (Extent n : kind->second) scratch.push_back(take<S>({n}));
+      const auto warm = vendor_gemm_.find(vertex.dtype);
+      if (warm == vendor_gemm_.end() || warm->second.vertex != s.vertex || warm->second.bounds != bounds) continue;
+      auto data = [&](std::size_t k) -> const S* {  // operand k's block of this call
+        const auto found = operands[k].find(vs.operand_block(k, call.tuple));
+        return found == operands[k].end() ? nullptr : std::get<Block<S>>(found->second).view().data();
+      };
+      const kernels::GemmCall& gemm = warm->second.gemm;
+      if (const S* a = data(gemm.swapped), *b = data(!gemm.swapped); a && b)
+        kernels::warm_vendor_gemm<ExecutionSpace, S, Memory>(exec_, gemm, a, b, partials.at(g).view().data());
+      vendor_gemm_.erase(warm);
+    }
+  }
+
+  const ExecutionSpace& exec_;
+  redistribute::Exchange<Memory>& exchange_;
+  const Graph& graph_;
+  const Schedule& schedule_;
+  const Options& options_;
+  kernels::KernelTarget target_;
+  std::map<Dtype, VendorGemmCall> vendor_gemm_;  // touched on the call with the largest workspace
+  std::vector<Blocks> held_;                     // per value, the blocks this rank keeps
+};
+
 }  // namespace detail
 
 template <class ExecutionSpace>
 void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
-                 const Graph& graph, const Schedule& schedule, const EngineOptions& options = {}) {
-  using Memory = typename ExecutionSpace::memory_space;
-  const int rank = exchange.comm().rank();
-  std::vector<std::map<Extent, AnyTensor<Memory>>> held(graph.size());  // per value, the blocks this rank keeps
-  Lifetimes lifetimes(schedule);
-  const kernels::KernelTarget target{Dtype::f64, exec.concurrency(),
-                                     Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible};
-  // Touched on the blocks of the call with the largest workspace, when the walk reaches it.
-  std::map<Dtype, detail::VendorGemmCall> vendor_gemm = detail::largest_gemm_calls(graph, schedule, rank, target);
-  // The inputs' blocks first, released as execute releases them: the caller loads its inputs after this
-  // walk, into these blocks (then cached), and the walk allocates what execute will, no more.
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (!vertex.is_input()) continue;
-    dispatch_dtype(vertex.dtype, [&](auto scalar) {
-      using Block = Tensor<decltype(scalar), Memory>;
-      const BlockGrid& grid = schedule.layout(v).grid();
-      for (Extent b : schedule.layout(v).blocks_of(rank)) {
-        Block block = Block::uninitialized(vertex.name + "/warm", grid.box(grid.key(b)).extents());
-        Kokkos::deep_copy(exec, block.view(), decltype(scalar)(0));
-        held[v].emplace(b, block);
-      }
-    });
-  }
-  for (VertexId v : lifetimes.unread_inputs(graph)) held[v].clear();
+                 const Graph& graph, const Schedule& schedule, const RankSteps& steps, const Options& options = {}) {
+  detail::WarmWalk<ExecutionSpace>(exec, exchange, graph, schedule, options).run(steps);
+}
 
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    const VertexSchedule& vs = schedule.vertex(v);
-    const BlockGrid& out = vs.output_layout().grid();
-    dispatch_dtype(vertex.dtype, [&](auto scalar) {
-      using S = decltype(scalar);
-      using Block = Tensor<S, Memory>;
-      auto take = [&](const Bound& bound) {
-        Block b = Block::uninitialized(vertex.name + "/warm", bound);
-        Kokkos::deep_copy(exec, b.view(), S(0));
-        return b;
-      };
-      // Per operand, by block id: copies, and producer blocks they share (kept alive as in execute).
-      std::vector<std::map<Extent, AnyTensor<Memory>>> operands(vertex.inputs.size());
-      for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-        if (schedule.shared_operand(v, k)) continue;
-        const VertexId in = vertex.inputs[k];
-        const redistribute::BlockLayout &from = schedule.layout(in), &to = vs.operand_layout(k);
-        const Transition& transition = schedule.transition(v, k);
-        const bool collectives = transition.path == TransitionPath::collectives;
-        for (Extent b : to.blocks_of(rank)) {
-          if (collectives ? !keeps_source_tile(transition, rank)
-                          : !(from.grid() == to.grid() && from.placement().holds(rank, b)))
-            operands[k].emplace(b, take(to.grid().box(to.grid().key(b)).extents()));
-          else if (held[in].count(b))
-            operands[k].emplace(b, held[in].at(b));
-        }
-        if (collectives) {  // the sequence's temporaries, taken while its result is
-          std::vector<Block> scratch;
-          for (Extent n : redistribute::reshard_scratch(*transition.plan)) scratch.push_back(take({n}));
-        } else {
-          exchange.prepare(exec, redistribute::RedistributionPlan(from, to, rank, sizeof(S), options.limits),
-                           sizeof(S));
-        }
-      }
-      // In place, the first operand's blocks (shared with its producer: same grid, same block ids) become
-      // the output's.
-      const std::map<Extent, AnyTensor<Memory>> first_operand =
-          schedule.in_place(v) ? held[vertex.inputs[0]] : std::map<Extent, AnyTensor<Memory>>{};
-      for (VertexId in : lifetimes.read_operands(vertex)) held[in].clear();
-      std::map<Extent, Block> partials;
-      const auto [first, last] = vs.tuples_of(rank);
-      // Each kernel call's temporaries, taken while the call's partial is and given back after it, as
-      // execute does for every call (the pool may hand a freed temporary to the next call's partial, which
-      // then needs a temporary of its own); their sizes are computed once per kind of call.
-      std::map<std::pair<std::vector<Bound>, bool>, std::vector<Extent>> calls;
-      for (Extent t = first; t < last; ++t) {
-        const Extent g = vs.output_block(t);
-        const bool accumulate = partials.count(g) > 0;
-        if (!accumulate)
-          partials.emplace(
-              g, schedule.in_place(v) ? std::get<Block>(first_operand.at(g)) : take(out.box(out.key(g)).extents()));
-        auto call = calls.find({vs.tuple_bounds(t), accumulate});
-        if (call == calls.end())
-          call = calls
-                     .emplace(std::pair{vs.tuple_bounds(t), accumulate},
-                              kernels::einsum_scratch(resolve(vertex.resolved->einsum(), vs.tuple_bounds(t)),
-                                                      accumulate, {vertex.dtype, target.threads, target.host}))
-                     .first;
-        std::vector<Block> scratch;
-        for (Extent n : call->second) scratch.push_back(take({n}));
-        const auto warm = vendor_gemm.find(vertex.dtype);
-        if (warm != vendor_gemm.end() && warm->second.vertex == v && warm->second.bounds == call->first.first) {
-          auto data = [&](std::size_t k) -> const S* {  // operand k's block of tuple t
-            const auto& blocks = operands[schedule.shared_operand(v, k).value_or(k)];
-            const auto found = blocks.find(vs.operand_block(k, t));
-            return found == blocks.end() ? nullptr : std::get<Block>(found->second).view().data();
-          };
-          const kernels::GemmCall& gemm = warm->second.gemm;
-          if (const S* a = data(gemm.swapped), *b = data(!gemm.swapped); a && b)
-            kernels::warm_vendor_gemm<ExecutionSpace, S, Memory>(exec, gemm, a, b, partials.at(g).view().data());
-          vendor_gemm.erase(warm);
-        }
-      }
-      operands.clear();
-      std::vector<Block> incoming;
-      for (Extent g : vs.output_layout().blocks_of(rank))
-        for (std::size_t i = 1; i < vs.contributors(g).size() && !schedule.deferred(v); ++i)
-          incoming.push_back(take(out.box(out.key(g)).extents()));
-      for (const auto& [g, block] : partials)  // the owner's, or every partial when the reduction is deferred
-        if (schedule.deferred(v) || vs.tuple_rank(g * vs.group_size()) == rank) held[v].emplace(g, block);
-    });
-    if (lifetimes.dead(v)) held[v].clear();
-  }
-  compat::fence(exec, "einrel::engine: memory warmed");
+template <class ExecutionSpace>
+void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
+                 const Graph& graph, const Schedule& schedule, const Options& options = {}) {
+  warm_memory(exec, exchange, graph, schedule, rank_steps(graph, schedule, exchange.comm().rank()), options);
 }
 
 // Collective over the exchange's communicator: makes the process mesh and every group communicator the

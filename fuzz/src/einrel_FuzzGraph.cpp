@@ -29,9 +29,9 @@ void check_round_trip(const einrel::Graph& graph) {
 }
 
 void plan(const einrel::Graph& graph) {
-  einrel::engine::PlanRequest request;
-  request.procs = ranks;
-  const einrel::engine::FittedPlan fitted = einrel::engine::plan_within_memory(graph, ranks, request, std::nullopt);
+  einrel::engine::Options options;
+  options.procs = ranks;
+  const einrel::engine::FittedPlan fitted = einrel::engine::plan_within_memory(graph, ranks, options);
   (void)einrel::engine::dry_run(graph,
                                 einrel::engine::Schedule(graph, fitted.plan.partitions, ranks, fitted.transitions));
 }

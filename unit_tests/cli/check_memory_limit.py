@@ -87,7 +87,7 @@ def main():
                 failures.append(f"{name}: under --memory-limit {tight} the run chose a plan needing {chosen}")
         else:
             lines = [l for l in p.stderr.splitlines() if l.startswith("einrel: error:")]
-            pattern = rf"--memory-limit {tight}: no plan fits; the closest \(\w+ at p = \d+\) needs (\d+) bytes " \
+            pattern = rf"no plan fits the memory limit of {tight} bytes per rank; the closest \(\w+ at p = \d+\) needs (\d+) bytes " \
                       rf"on rank \d+ at vertex '\w+', (\d+) bytes more than the limit"
             m = re.search(pattern, lines[0]) if len(lines) == 1 else None
             if not m or int(m.group(1)) - tight != int(m.group(2)):

@@ -16,6 +16,7 @@ commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
       [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
+      [--no-warm-memory]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
       graph's inputs, or the datasets --bind names (repeatable), each rank reading only its own blocks;
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
@@ -30,9 +31,11 @@ commands:
       per rank (the dry run's estimate) fit, or fails naming the shortfall. --transitions: how operands
       move between layouts that are distributed types on the ranks (auto, the default: the faster of the
       point-to-point exchange and synthesized MPI collectives by an alpha-beta model; or force one).
+      Before the inputs are read, every block and buffer the run will use is taken and touched once, so
+      that no page is first touched while timed; --no-warm-memory skips that.
   matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
-      [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
+      [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--no-warm-memory]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner NAME] [--cost-model engine|paper]
@@ -58,10 +61,11 @@ commands:
       shape) by reverse mode; outputs L, grad_A, grad_B, ... Run it with `einrel run` like any graph.
   train GRAPH --loss L --params W1,W2,... --lr LR --steps N --input IN.h5 --output OUT.h5 [--report R.json]
       [--procs P] [--planner NAME] [--cost-model engine|paper] [--transitions auto|point-to-point|collectives]
+      [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--no-warm-memory]
       Plain SGD, W <- W - LR dL/dW, for N steps: forward, backward and update are one graph, planned once and
       run N times by the engine, each W kept distributed where the next step reads it. IN.h5 holds the
       parameters' initial values and every other input (data); OUT.h5 gets the parameters after N steps,
-      the report the loss before each update and the seconds of each step.
+      the report the loss before each update and the seconds of each step. The other options as for run.
 
 options:
   -h, --help      this text

@@ -103,8 +103,7 @@ std::int64_t parse_positive(const std::string& s, const std::string& name) {
 
 // The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
 // --transitions.
-template <class Options>
-void read_planning_options(const ParsedArgs& p, Options& options) {
+void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
   if (auto model = option(p, "cost-model")) options.cost_model = partition::parse_cost_model(*model);
@@ -113,16 +112,21 @@ void read_planning_options(const ParsedArgs& p, Options& options) {
   if (auto transitions = option(p, "transitions")) options.transitions = engine::parse_transition_policy(*transitions);
 }
 
-// What `run` and `matrix-chain` share beyond planning: --random, --report, --check, --progress,
-// --comm-buffer-limit.
-void read_run_options(const ParsedArgs& p, RunOptions& options) {
+// How `run`, `matrix-chain` and `train` run beyond planning: --comm-buffer-limit, --no-warm-memory.
+void read_engine_options(const ParsedArgs& p, engine::Options& options) {
   read_planning_options(p, options);
+  if (auto limit = option(p, "comm-buffer-limit"))
+    options.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+  options.warm_memory = !option(p, "no-warm-memory").has_value();
+}
+
+// What `run` and `matrix-chain` share: --random, --report, --check, --progress and the engine's options.
+void read_run_options(const ParsedArgs& p, RunOptions& options) {
+  read_engine_options(p, options.engine);
   if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
   options.report = option(p, "report");
   options.check = option(p, "check").has_value();
   options.progress = option(p, "progress").has_value();
-  if (auto limit = option(p, "comm-buffer-limit"))
-    options.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
 }
 
 RunOptions parse_run(const std::vector<std::string>& args) {
@@ -140,7 +144,7 @@ RunOptions parse_run(const std::vector<std::string>& args) {
   const ParsedArgs p = parse_args(rest,
                                   {"input", "output", "report", "random", "procs", "planner", "cost-model",
                                    "comm-buffer-limit", "memory-limit", "transitions"},
-                                  {"check", "progress", "bind"}, "run");
+                                  {"check", "progress", "bind", "no-warm-memory"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
   options.graph = graph_argument(p, "run");
@@ -161,7 +165,7 @@ MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
   const ParsedArgs p = parse_args(args,
                                   {"scale", "planner", "cost-model", "procs", "dtype", "random", "report",
                                    "comm-buffer-limit", "memory-limit", "transitions"},
-                                  {"skewed", "check", "progress"}, "matrix-chain");
+                                  {"skewed", "check", "progress", "no-warm-memory"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
   if (!scale) throw Error("matrix-chain needs --scale S");
@@ -181,7 +185,7 @@ PlanOptions parse_plan(const std::vector<std::string>& args) {
       args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions"}, {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
-  read_planning_options(p, options);
+  read_planning_options(p, options.engine);
   if (auto format = option(p, "format")) options.format = *format;
   if (auto ranks = option(p, "ranks")) {
     const std::int64_t r = parse_positive(*ranks, "ranks");
@@ -256,8 +260,8 @@ double parse_rate(const std::string& s) {
 TrainOptions parse_train(const std::vector<std::string>& args) {
   const ParsedArgs p = parse_args(args,
                                   {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner",
-                                   "cost-model", "transitions", "comm-buffer-limit"},
-                                  {}, "train");
+                                   "cost-model", "transitions", "comm-buffer-limit", "memory-limit"},
+                                  {"no-warm-memory"}, "train");
   TrainOptions options;
   options.run.graph = graph_argument(p, "train");
   for (const char* name : {"loss", "params", "lr", "steps", "input", "output"})
@@ -271,9 +275,7 @@ TrainOptions parse_train(const std::vector<std::string>& args) {
   options.run.input = option(p, "input");
   options.run.output = option(p, "output");
   options.run.report = option(p, "report");
-  read_planning_options(p, options.run);
-  if (auto limit = option(p, "comm-buffer-limit"))
-    options.run.comm_buffer_limit = static_cast<std::size_t>(parse_positive(*limit, "comm-buffer-limit"));
+  read_engine_options(p, options.run.engine);
   return options;
 }
 

@@ -19,10 +19,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const Graph graph = read_graph_file(options.graph);
-  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(options.ranks.value_or(size));
-  const engine::FittedPlan fitted = engine::plan_within_memory(
-      graph, options.ranks.value_or(size), {procs, options.planner, options.cost_model, {}, options.transitions},
-      options.memory_limit);
+  const engine::FittedPlan fitted = engine::plan_within_memory(graph, options.ranks.value_or(size), options.engine);
   const partition::Plan& plan = fitted.plan;
   std::optional<engine::Traffic> dry;
   if (options.ranks)

@@ -16,15 +16,11 @@ namespace einrel {
 // Options of `einrel plan` (DESIGN.md §4.2).
 struct PlanOptions {
   std::string graph;
-  std::optional<std::int64_t> procs;  // p, a power of two; default: the ranks rounded up to a power of two
-  std::string planner = "eindecomp";  // partition::planner_names()
-  partition::CostModel cost_model = partition::CostModel::engine;
-  std::string format = "text";              // text, json or dot
-  std::optional<int> ranks;                 // add the engine's dry run for this many ranks
-  std::optional<std::size_t> memory_limit;  // bytes per rank on `ranks` (default: the MPI ranks)
-  engine::TransitionPolicy transitions = engine::TransitionPolicy::automatic;  // --transitions, for the dry run
+  std::string format = "text";  // text, json or dot
+  std::optional<int> ranks;     // add the engine's dry run for this many ranks
+  engine::Options engine;       // procs, planner, cost model, memory limit (on `ranks`, default the MPI ranks),
+                                // transitions (for the dry run)
 };
-
 // Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on
 // that many ranks (per rank floats sent and received, peak block bytes; no data, no MPI). Planning is deterministic, so
 // every rank plans and fails alike; throws Error for an unknown format or planner, p not a power of two, or a bad graph

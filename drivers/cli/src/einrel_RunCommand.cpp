@@ -1,18 +1,15 @@
 #include <einrel_AtomicFile.hpp>
 #include <einrel_CounterRandom.hpp>
-#include <einrel_DryRun.hpp>
-#include <einrel_Engine.hpp>
 #include <einrel_Evaluator.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_KokkosCompat.hpp>
-#include <einrel_MemoryFit.hpp>
 #include <einrel_ParallelHdf5.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_RunData.hpp>
 #include <einrel_RunReport.hpp>
+#include <einrel_Session.hpp>
 #include <einrel_Wait.hpp>
-#include <einrel_WarmMemory.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Teuchos_TimeMonitor.hpp>
@@ -20,9 +17,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
 
 namespace einrel {
 namespace {
@@ -30,49 +29,16 @@ namespace {
 using redistribute::collectively;
 using redistribute::Communicator;
 using redistribute::complete;
-using rundata::exchange_limits;
 using rundata::Exec;
 using rundata::host_view;
 using rundata::HostBlock;
 using rundata::load_inputs;
 using rundata::Memory;
-using rundata::Setup;
+using rundata::Session;
+using rundata::Sources;
 using rundata::Values;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
-
-// With --memory-limit, the pool caches at most the smaller of the bytes the plan leaves under the limit
-// and 1/16 of this rank's estimated peak, so that the memory it holds — blocks in use plus free ones
-// cached — stays within the limit and near the estimate; the previous cache limit comes back after the run.
-class PoolCacheLimit {
- public:
-  PoolCacheLimit(std::optional<std::size_t> memory_limit, std::size_t estimate)
-      : previous_(BlockPool<Memory>::instance().cache_limit()) {
-    if (!memory_limit) return;
-    const std::size_t slack = *memory_limit > estimate ? *memory_limit - estimate : 0;
-    BlockPool<Memory>::instance().set_cache_limit(std::min({previous_, slack, estimate / 16}));
-  }
-  PoolCacheLimit(const PoolCacheLimit&) = delete;
-  PoolCacheLimit& operator=(const PoolCacheLimit&) = delete;
-  ~PoolCacheLimit() { BlockPool<Memory>::instance().set_cache_limit(previous_); }
-
- private:
-  std::size_t previous_;
-};
-
-Setup set_up(const Communicator& comm, Graph graph, const RunOptions& options) {
-  Setup s;
-  s.graph = std::move(graph);
-  s.sources = rundata::input_sources(s.graph, options);
-  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(comm.size());
-  engine::FittedPlan fitted = engine::plan_within_memory(
-      s.graph, comm.size(), {procs, options.planner, options.cost_model, exchange_limits(options), options.transitions},
-      options.memory_limit);
-  s.plan = std::move(fitted.plan);
-  s.schedule.emplace(s.graph, s.plan.partitions, comm.size(), fitted.transitions);
-  s.failure = rundata::failure_injection();
-  return s;
-}
 
 // Collective: the whole of a distributed tensor on rank 0 (on the host), for --check only.
 template <class Scalar>
@@ -156,14 +122,16 @@ double check_tolerance(const Graph& graph) {
 
 // Collective: --check. Rank 0 evaluates the graph unpartitioned on whole inputs (read or generated
 // again) and compares every output, gathered to it, with the engine's. Returns the largest difference.
-double check_against_single_rank(const Communicator& comm, const Setup& s, const RunOptions& options,
+double check_against_single_rank(const Session& session, const Sources& sources, const RunOptions& options,
                                  const Values& results) {
+  const Communicator& comm = session.comm();
+  const Graph& graph = session.graph();
   const bool root = comm.rank() == 0;
-  std::vector<std::optional<AnyTensor<Memory>>> whole(s.graph.size());
+  std::vector<std::optional<AnyTensor<Memory>>> whole(graph.size());
   io::InputFiles files(comm);
   std::uint32_t stream = 0;
-  for (VertexId v = 0; v < s.graph.size(); ++v) {
-    const Vertex& vertex = s.graph.vertex(v);
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
     if (!vertex.is_input()) continue;
     dispatch_dtype(vertex.dtype, [&](auto scalar) {
       using S = decltype(scalar);
@@ -180,7 +148,7 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
           host = host_view(*t);
           boxes.push_back({all, host.data()});
         }
-        files.read(s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        files.read(sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
         if (root) Kokkos::deep_copy(t->view(), host);
       }
       if (root) whole[v] = *t;
@@ -189,10 +157,10 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
   }
   std::optional<Evaluation<Memory>> reference;
   collectively(comm, [&] {
-    if (root) reference = evaluate_unpartitioned(Exec{}, s.graph, std::move(whole));
+    if (root) reference = evaluate_unpartitioned(Exec{}, graph, std::move(whole));
   });
   double error = 0;
-  for (VertexId v : s.graph.outputs()) {
+  for (VertexId v : graph.outputs()) {
     const std::vector<double> got = std::visit([](const auto& d) { return gather_on_root(d); }, *results[v]);
     if (!root) continue;
     const std::vector<double> want = std::visit(
@@ -209,9 +177,12 @@ double check_against_single_rank(const Communicator& comm, const Setup& s, const
 }
 
 // Collective: the run's figures from every rank, complete on rank 0.
-RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptions& options,
-                        const engine::EngineResult<Memory>& result, std::size_t peak_allocated_bytes) {
-  const Graph& graph = s.graph;
+RunReport gather_report(const Session& session, const RunOptions& options, const engine::EngineResult<Memory>& result,
+                        std::size_t peak_allocated_bytes) {
+  const Communicator& comm = session.comm();
+  const Graph& graph = session.graph();
+  const partition::Plan& plan = session.plan();
+  const engine::Schedule& schedule = session.schedule();
   const std::size_t n = graph.size();
   std::vector<long long> moved(n), moved_sum(n);
   std::vector<double> seconds(2 * n), seconds_max(2 * n);
@@ -244,11 +215,11 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   report.num_ranks = comm.size();
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
-  report.planner = s.plan.planner;
-  report.cost_model = partition::cost_model_name(s.plan.cost_model);
-  report.predicted_cost = s.plan.total_cost;
-  report.procs = s.plan.procs;
-  report.transitions = engine::transition_policy_name(s.schedule->transition_policy());
+  report.planner = plan.planner;
+  report.cost_model = partition::cost_model_name(plan.cost_model);
+  report.predicted_cost = plan.total_cost;
+  report.procs = plan.procs;
+  report.transitions = engine::transition_policy_name(schedule.transition_policy());
   for (int r = 0; r < comm.size(); ++r) {
     const long long* x = &all[5 * static_cast<std::size_t>(r)];
     report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3]});
@@ -261,29 +232,36 @@ RunReport gather_report(const Communicator& comm, const Setup& s, const RunOptio
   for (VertexId v = 0; v < n; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    VertexReport entry{vertex.name,
-                       vertex.einsum->equation(),
-                       vertex.bound,
-                       s.plan.partitions[v].str(),
-                       seconds_max[2 * v],
-                       seconds_max[2 * v + 1],
-                       moved_sum[v],
-                       {},
-                       s.schedule->deferred(v)};
+    VertexReport entry{vertex.name,         vertex.einsum->equation(), vertex.bound, plan.partitions[v].str(),
+                       seconds_max[2 * v],  seconds_max[2 * v + 1],    moved_sum[v], {},
+                       schedule.deferred(v)};
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       OperandReport& o = entry.operands.emplace_back();
       o.name = graph.vertex(vertex.inputs[k]).name;
-      if (s.schedule->shared_operand(v, k) || s.schedule->on_partials(v)) {
-        o.path = s.schedule->on_partials(v) ? "partials" : "shared";
+      if (schedule.shared_operand(v, k) || schedule.on_partials(v)) {
+        o.path = schedule.on_partials(v) ? "partials" : "shared";
         continue;
       }
-      const engine::Transition& t = s.schedule->transition(v, k);
+      const engine::Transition& t = schedule.transition(v, k);
       o.path = engine::transition_path_name(t.path);
       if (t.plan) o.steps = redistribute::steps_text(*t.plan);
     }
     report.vertices.push_back(std::move(entry));
   }
   return report;
+}
+
+// The one-line progress of every finished vertex on rank 0 (--progress).
+std::function<void(VertexId, double)> progress_printer(const Graph& graph) {
+  std::vector<std::string> names;
+  for (const Vertex& v : graph.vertices()) names.push_back(v.name);
+  std::size_t total = 0;
+  for (const Vertex& v : graph.vertices()) total += v.is_input() ? 0 : 1;
+  auto done = std::make_shared<std::size_t>(0);
+  return [names, total, done](VertexId v, double elapsed) {
+    std::cerr << "einrel: vertex " << ++*done << " of " << total << " (" << names[v] << ") done at " << std::fixed
+              << elapsed << " s" << std::endl;
+  };
 }
 
 }  // namespace
@@ -297,50 +275,38 @@ void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out) {
 RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& options, std::ostream& out) {
   const Communicator comm(user_comm);
   const bool root = comm.rank() == 0;
-  Setup s;
-  collectively(comm, [&] { s = set_up(comm, std::move(graph), options); });
+  engine::Options engine = options.engine;
+  engine.failure = rundata::failure_injection();
+  if (options.progress && root) engine.on_vertex_done = progress_printer(graph);
+  Sources sources;
+  collectively(comm, [&] { sources = rundata::input_sources(graph, options); });
+  Session session(comm, std::move(graph), engine);
+  BlockPool<Memory>::instance().reset_statistics();
 
   // Wall-clock phase timers (MPI_Wtime underneath).
   Teuchos::Time read_timer("einrel run: inputs"), warm_timer("einrel run: memory"),
       eval_timer("einrel run: evaluation"), write_timer("einrel run: outputs");
-  engine::EngineOptions engine_options;
-  engine_options.limits = exchange_limits(options);
-  const engine::Traffic estimate = engine::dry_run(s.graph, *s.schedule, engine_options.limits);
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible)
-    engine::check_node_memory(comm.get(), estimate.peak_memory_bytes[static_cast<std::size_t>(comm.rank())]);
-  PoolCacheLimit cache(options.memory_limit, estimate.peak_memory_bytes[static_cast<std::size_t>(comm.rank())]);
-  BlockPool<Memory>::instance().reset_statistics();
-  engine_options.failure = s.failure;
-  std::size_t done = 0, total = 0;
-  for (const Vertex& v : s.graph.vertices()) total += v.is_input() ? 0 : 1;
-  if (options.progress && root)
-    engine_options.on_vertex_done = [&](VertexId v, double elapsed) {
-      std::cerr << "einrel: vertex " << ++done << " of " << total << " (" << s.graph.vertex(v).name << ") done at "
-                << std::fixed << elapsed << " s" << std::endl;
-    };
   std::optional<engine::EngineResult<Memory>> result;
-  redistribute::Exchange<Memory> exchange(comm);
   {
     Teuchos::TimeMonitor timing(warm_timer);
-    collectively(comm, [&] { engine::warm_memory(Exec{}, exchange, s.graph, *s.schedule, engine_options); });
-    engine::prepare_collectives(Exec{}, exchange, s.graph, *s.schedule);
+    session.prepare(Exec{});
   }
   Values inputs;
   {
     Teuchos::TimeMonitor timing(read_timer);
-    inputs = load_inputs(comm, s, options);
+    inputs = load_inputs(session, sources, options);
   }
   {
     MPI_Request request;  // time the evaluation from a common start
     complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
     Teuchos::TimeMonitor timing(eval_timer);
-    result = engine::execute(Exec{}, exchange, s.graph, *s.schedule, std::move(inputs), engine_options);
+    result = session.execute(Exec{}, std::move(inputs));
   }
   // What the allocator held at most: pooled blocks (cached ones included) and the exchange's buffers.
   const std::size_t allocated =
-      BlockPool<Memory>::instance().statistics().peak_bytes_held + exchange.buffer_capacity_bytes();
-  RunReport report = gather_report(comm, s, options, *result, allocated);
-  report.estimated_peak_allocated_bytes = estimate.peak_memory_bytes;
+      BlockPool<Memory>::instance().statistics().peak_bytes_held + session.exchange().buffer_capacity_bytes();
+  RunReport report = gather_report(session, options, *result, allocated);
+  report.estimated_peak_allocated_bytes = session.estimate().peak_memory_bytes;
   const double mine[3] = {eval_timer.totalElapsedTime(), read_timer.totalElapsedTime(), warm_timer.totalElapsedTime()};
   double slowest[3];  // over the ranks
   MPI_Request request;
@@ -349,8 +315,8 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   report.input_seconds = slowest[1];
   report.memory_seconds = slowest[2];
   if (options.check) {
-    report.check_error = check_against_single_rank(comm, s, options, result->values);
-    report.check_tolerance = check_tolerance(s.graph);
+    report.check_error = check_against_single_rank(session, sources, options, result->values);
+    report.check_tolerance = check_tolerance(session.graph());
     collectively(comm, [&] {
       if (!(*report.check_error <= *report.check_tolerance))
         throw Error("check failed: the distributed evaluation differs from the single-rank unpartitioned one by " +
@@ -366,11 +332,12 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
       report_file.emplace(*options.report);
       report_file->write_text(report_json(report));
     }
-    rundata::inject_at_write(s, comm.rank(), rundata::outputs_by_name(s.graph));
+    rundata::inject_at_write(session.options(), comm.rank(), rundata::outputs_by_name(session.graph()));
   });
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);
-    rundata::write_values(comm, s.graph, result->values, rundata::outputs_by_name(s.graph), *options.output);
+    rundata::write_values(comm, session.graph(), result->values, rundata::outputs_by_name(session.graph()),
+                          *options.output);
   }
   collectively(comm, [&] {
     if (report_file) report_file->commit();
@@ -378,7 +345,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   if (!root) return report;
   print_summary(report, out);
   if (options.output)
-    out << "wrote " << s.graph.outputs().size() << " output(s) to " << *options.output << " in " << std::fixed
+    out << "wrote " << session.graph().outputs().size() << " output(s) to " << *options.output << " in " << std::fixed
         << write_timer.totalElapsedTime() << " s\n";
   if (options.report) out << "wrote report to " << *options.report << "\n";
   return report;

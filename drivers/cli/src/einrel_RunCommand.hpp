@@ -1,10 +1,9 @@
 #ifndef EINREL_RUNCOMMAND_HPP
 #define EINREL_RUNCOMMAND_HPP
 
-#include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
+#include <einrel_Options.hpp>
 #include <einrel_RunReport.hpp>
-#include <einrel_Transition.hpp>
 
 #include <mpi.h>
 
@@ -17,7 +16,8 @@
 
 namespace einrel {
 
-// Options of `einrel run` (DESIGN.md §4.2).
+// Options of `einrel run` (DESIGN.md §4.2): where the data comes from and goes, what to report, and how to
+// plan and run (the pipeline's engine::Options).
 struct RunOptions {
   std::string graph;
   std::optional<std::string> input;   // HDF5 file with one root dataset per graph input
@@ -25,14 +25,9 @@ struct RunOptions {
   std::optional<std::string> output;  // HDF5 file to create with one root dataset per graph output
   std::optional<std::string> report;  // JSON run report to create
   std::optional<std::uint64_t> random_seed;
-  std::optional<std::int64_t> procs;  // p, a power of two; default: the number of ranks rounded up to one
-  std::string planner = "eindecomp";  // partition::planner_names()
-  partition::CostModel cost_model = partition::CostModel::engine;
-  std::optional<std::size_t> memory_limit;  // bytes per rank the plan must fit (engine::plan_within_memory)
-  engine::TransitionPolicy transitions = engine::TransitionPolicy::automatic;  // --transitions
-  bool check = false;                 // compare with the single-rank unpartitioned evaluation
-  bool progress = false;              // rank 0 prints each finished vertex with the elapsed time
-  std::size_t comm_buffer_limit = 0;  // bytes of send + receive buffers per exchange round (0: no cap)
+  bool check = false;     // compare with the single-rank unpartitioned evaluation
+  bool progress = false;  // rank 0 prints each finished vertex with the elapsed time
+  engine::Options engine;
 };
 
 // Runs a graph file on every rank of `comm` (collective): plans it for p processors, reads each rank's

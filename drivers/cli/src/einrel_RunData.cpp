@@ -11,13 +11,7 @@ using redistribute::Communicator;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
 
-redistribute::ExchangeLimits exchange_limits(const RunOptions& options) {
-  redistribute::ExchangeLimits limits;
-  limits.buffer_bytes = options.comm_buffer_limit;
-  return limits;
-}
-
-std::map<std::string, io::DatasetSource> input_sources(const Graph& graph, const RunOptions& options) {
+Sources input_sources(const Graph& graph, const RunOptions& options) {
   if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
   if (options.random_seed && !options.bind.empty()) throw Error("--bind reads inputs from files; --random makes them");
   if (!options.input && !options.random_seed && options.bind.empty())
@@ -51,18 +45,21 @@ std::optional<engine::FailureInjection> failure_injection() {
   return std::nullopt;
 }
 
-Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& options) {
-  Values values(s.graph.size());
+Values load_inputs(const Session& session, const Sources& sources, const RunOptions& options) {
+  const Communicator& comm = session.comm();
+  const Graph& graph = session.graph();
+  Values values(graph.size());
   io::InputFiles files(comm);
   std::uint32_t stream = 0;  // the input's index among the graph's inputs
-  for (VertexId v = 0; v < s.graph.size(); ++v) {
-    const Vertex& vertex = s.graph.vertex(v);
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
     if (!vertex.is_input()) continue;
-    collectively(comm, [&] { engine::inject(s.failure, comm.rank(), vertex.name, engine::Phase::read); });
+    collectively(comm,
+                 [&] { engine::inject(session.options().failure, comm.rank(), vertex.name, engine::Phase::read); });
     dispatch_dtype(vertex.dtype, [&](auto scalar) {
       using S = decltype(scalar);
       std::optional<Distributed<S>> d;
-      collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, s.schedule->layout(v)); });
+      collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, session.schedule().layout(v)); });
       if (options.random_seed) {
         for (const auto& [key, block] : d->local())
           fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, d->grid().box(key), block.view());
@@ -74,7 +71,7 @@ Values load_inputs(const Communicator& comm, const Setup& s, const RunOptions& o
           hosts.push_back(host_view(block));
           boxes.push_back({d->grid().box(key), hosts.back().data()});
         }
-        files.read(s.sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+        files.read(sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
         std::size_t i = 0;
         for (const auto& [key, block] : d->local()) Kokkos::deep_copy(block.view(), hosts[i++]);
       }
@@ -91,8 +88,9 @@ std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph
   return named;
 }
 
-void inject_at_write(const Setup& s, int rank, const std::vector<std::pair<std::string, VertexId>>& datasets) {
-  for (const auto& [name, v] : datasets) engine::inject(s.failure, rank, name, engine::Phase::write);
+void inject_at_write(const engine::Options& options, int rank,
+                     const std::vector<std::pair<std::string, VertexId>>& datasets) {
+  for (const auto& [name, v] : datasets) engine::inject(options.failure, rank, name, engine::Phase::write);
 }
 
 void write_values(const Communicator& comm, const Graph& graph, const Values& values,

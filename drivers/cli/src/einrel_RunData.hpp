@@ -13,6 +13,7 @@
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_Schedule.hpp>
+#include <einrel_Session.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -27,22 +28,12 @@ namespace einrel::rundata {
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
-
-// A planned graph and where its inputs come from.
-struct Setup {
-  Graph graph;
-  partition::Plan plan;
-  std::optional<engine::Schedule> schedule;
-  std::map<std::string, io::DatasetSource> sources;  // per graph input, when read from HDF5
-  std::optional<engine::FailureInjection> failure;
-};
-
-// The exchange limits the options ask for (--comm-buffer-limit).
-redistribute::ExchangeLimits exchange_limits(const RunOptions& options);
+using Session = engine::Session<Exec>;
+using Sources = std::map<std::string, io::DatasetSource>;
 
 // The HDF5 dataset of every input of `graph` (--input, --bind), or none with --random. Throws Error for
 // conflicting or missing sources and bindings of names that are no input.
-std::map<std::string, io::DatasetSource> input_sources(const Graph& graph, const RunOptions& options);
+Sources input_sources(const Graph& graph, const RunOptions& options);
 
 // The test-only EINREL_TEST_INJECT_FAILURE, parsed (docs/engine.md).
 std::optional<engine::FailureInjection> failure_injection();
@@ -55,16 +46,17 @@ auto host_view(const Tensor<Scalar, Memory>& block) {
 template <class Scalar>
 using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>()));
 
-// Collective: this rank's blocks of every input, in the schedule's layouts (others empty): read from
-// s.sources, or counter-based random values with options.random_seed.
-Values load_inputs(const redistribute::Communicator& comm, const Setup& s, const RunOptions& options);
+// Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty): read
+// from `sources`, or counter-based random values with options.random_seed.
+Values load_inputs(const Session& session, const Sources& sources, const RunOptions& options);
 
 // (dataset name, vertex) for every output of the graph, named like the vertex.
 std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph);
 
 // Test-only failure injection at the write phase of each listed dataset (on this rank; call it inside
 // `collectively` before write_values).
-void inject_at_write(const Setup& s, int rank, const std::vector<std::pair<std::string, VertexId>>& datasets);
+void inject_at_write(const engine::Options& options, int rank,
+                     const std::vector<std::pair<std::string, VertexId>>& datasets);
 
 // Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or
 // nothing), each block written by the first site that holds it.

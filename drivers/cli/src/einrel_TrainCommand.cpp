@@ -5,7 +5,6 @@
 #include <einrel_RunData.hpp>
 #include <einrel_TrainCommand.hpp>
 #include <einrel_Wait.hpp>
-#include <einrel_WarmMemory.hpp>
 
 #include <iomanip>
 #include <sstream>
@@ -70,28 +69,19 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   const Communicator comm(user_comm);
   if (!options.run.input) throw Error("train needs --input IN.h5 with the parameters' initial values and the data");
   if (!options.run.output) throw Error("train needs --output OUT.h5 for the parameters after the last step");
-  rundata::Setup s;
   SgdStep step;
-  double carried = 0;
+  rundata::Sources sources;
   collectively(comm, [&] {
     step = sgd_step_graph(read_graph_file(options.run.graph), options.loss, options.params, options.lr);
-    s.graph = step.graph;
-    s.sources = rundata::input_sources(s.graph, options.run);
-    const Extent procs = options.run.procs ? *options.run.procs : partition::procs_for_ranks(comm.size());
-    s.plan = partition::make_plan(s.graph, procs, options.run.planner, options.run.cost_model);
-    partition::plan_carried(s.graph, s.plan, step.carried);
-    carried = partition::carried_cost(s.graph, s.plan.partitions, step.carried, s.plan.cost_model);
-    s.schedule.emplace(s.graph, s.plan.partitions, comm.size(), options.run.transitions, engine::CommModel{},
-                       step.carried);
-    s.failure = rundata::failure_injection();
+    sources = rundata::input_sources(step.graph, options.run);
   });
-  redistribute::Exchange<Memory> exchange(comm);
-  engine::EngineOptions engine_options;
-  engine_options.limits = rundata::exchange_limits(options.run);
-  engine_options.failure = s.failure;
-  collectively(comm, [&] { engine::warm_memory(Exec{}, exchange, s.graph, *s.schedule, engine_options); });
-  engine::prepare_collectives(Exec{}, exchange, s.graph, *s.schedule);
-  Values values = rundata::load_inputs(comm, s, options.run);
+  engine::Options engine = options.run.engine;
+  engine.failure = rundata::failure_injection();
+  rundata::Session session(comm, step.graph, engine, step.carried);
+  const partition::Plan& plan = session.plan();
+  const double carried = partition::carried_cost(session.graph(), plan.partitions, step.carried, plan.cost_model);
+  session.prepare(Exec{});
+  Values values = rundata::load_inputs(session, sources, options.run);
 
   std::vector<double> losses, seconds;
   std::vector<Extent> floats;
@@ -99,7 +89,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
     MPI_Request request;  // time each step from a common start
     complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
     const double start = MPI_Wtime();
-    auto result = engine::execute(Exec{}, exchange, s.graph, *s.schedule, values, engine_options);
+    auto result = session.execute(Exec{}, values);
     const double mine[2] = {MPI_Wtime() - start, static_cast<double>(result.traffic.floats_sent)};
     double all[2];
     complete(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm.get(), &request), request, "MPI_Iallreduce");
@@ -113,23 +103,23 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   }
 
   std::vector<std::pair<std::string, VertexId>> params;
-  for (const auto& [w, next] : step.carried) params.emplace_back(s.graph.vertex(w).name, w);
+  for (const auto& [w, next] : step.carried) params.emplace_back(session.graph().vertex(w).name, w);
   const bool root = comm.rank() == 0;
   std::optional<io::AtomicFile> report_file;
   collectively(comm, [&] {
     if (options.run.report && root) {
       report_file.emplace(*options.run.report);
-      report_file->write_text(report_json(options, s.plan, comm.size(), carried, losses, seconds, floats));
+      report_file->write_text(report_json(options, plan, comm.size(), carried, losses, seconds, floats));
     }
-    rundata::inject_at_write(s, comm.rank(), params);
+    rundata::inject_at_write(session.options(), comm.rank(), params);
   });
-  rundata::write_values(comm, s.graph, values, params, *options.run.output);
+  rundata::write_values(comm, session.graph(), values, params, *options.run.output);
   collectively(comm, [&] {
     if (report_file) report_file->commit();
   });
   if (!root) return;
   out << "einrel train: " << options.steps << " SGD steps of " << options.run.graph << " on " << comm.size()
-      << " rank(s), p = " << s.plan.procs << ", planner " << s.plan.planner << "\n";
+      << " rank(s), p = " << plan.procs << ", planner " << plan.planner << "\n";
   for (std::size_t k = 0; k < losses.size(); ++k)
     out << "step " << k + 1 << ": loss " << number(losses[k]) << ", " << std::fixed << std::setprecision(6)
         << seconds[k] << " s, " << floats[k] << " floats moved\n"

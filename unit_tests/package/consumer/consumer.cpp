@@ -1,9 +1,7 @@
 // A host code linking an installed einrel: it owns MPI and Kokkos, holds A in row slabs and B on rank 0,
 // and gets C = A B back in its own row slabs through einrel::Program, under mpiexec at any rank count.
-#include <einrel_Program.hpp>
-
-#include <mpi.h>
-#include <Kokkos_Core.hpp>
+// Only the umbrella header: MPI and Kokkos come with it.
+#include <einrel.hpp>
 
 #include <cmath>
 #include <iostream>
@@ -26,7 +24,9 @@ int main(int argc, char* argv[]) {
     einrel::EinsumOptions named;
     named.name = "C";
     g.output(g.einsum("ij,jk->ik", a, b, named));
-    einrel::Program<Exec> program(MPI_COMM_WORLD, g);
+    einrel::Options options;  // the pipeline's options, as `einrel run` takes them
+    options.planner = einrel::partition::planner_names().at(1);
+    einrel::Program<Exec> program(MPI_COMM_WORLD, g, options);
 
     const long lo = n * rank / size, hi = n * (rank + 1) / size;
     Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> a_host("A slab", hi - lo, k),

@@ -1,0 +1,92 @@
+#include <einrel_DistType.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_RankSteps.hpp>
+
+namespace einrel::engine {
+namespace {
+
+using redistribute::BlockLayout;
+
+// Operand k of EinSum vertex v on `rank`: where its blocks come from and what the rank moves for them.
+OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank) {
+  const VertexSchedule& vs = schedule.vertex(v);
+  OperandSteps op;
+  op.operand = k;
+  op.producer = graph.vertex(v).inputs[k];
+  if (const auto same = schedule.shared_operand(v, k)) {
+    op.source = OperandSource::same_as;
+    op.same_as = *same;
+    return op;
+  }
+  const BlockLayout &from = schedule.layout(op.producer), &to = vs.operand_layout(k);
+  const Transition& transition = schedule.transition(v, k);
+  op.floats_sent = transition.volumes.sent[static_cast<std::size_t>(rank)];
+  op.floats_received = transition.volumes.received[static_cast<std::size_t>(rank)];
+  if (transition.path == TransitionPath::collectives) {
+    op.source = OperandSource::collectives;
+    const redistribute::ReshardPlan& plan = *transition.plan;
+    const Extent tile = to.grid().id(redistribute::tile_key(plan.to, plan.mesh, rank));
+    if (keeps_source_tile(transition, rank))
+      op.shared_blocks.emplace_back(tile, from.grid().id(redistribute::tile_key(plan.from, plan.mesh, rank)));
+    else
+      op.new_blocks.push_back(tile);
+    return op;
+  }
+  const bool same_cut = from.grid() == to.grid();
+  for (Extent b : to.blocks_of(rank)) {
+    if (same_cut && from.placement().holds(rank, b))
+      op.shared_blocks.emplace_back(b, b);
+    else
+      op.new_blocks.push_back(b);
+  }
+  return op;
+}
+
+// The kernel calls and reduction messages of EinSum vertex v on `rank`.
+void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, VertexSteps& steps) {
+  const VertexSchedule& vs = schedule.vertex(v);
+  const auto [first, last] = vs.tuples_of(rank);
+  for (Extent t = first; t < last; ++t) {
+    const Extent g = vs.output_block(t);
+    steps.kernels.push_back({t, g, t > first && steps.kernels.back().output_block == g});
+  }
+  if (steps.deferred) return;
+  for (Extent g : vs.output_layout().blocks_of(rank)) {
+    const std::vector<int> ranks = vs.contributors(g);
+    for (std::size_t i = 1; i < ranks.size(); ++i) steps.receives.push_back({g, ranks[i]});
+  }
+  for (const KernelCall& call : steps.kernels) {
+    if (call.accumulate) continue;
+    const int owner = vs.tuple_rank(call.output_block * vs.group_size());
+    if (owner != rank) steps.sends.push_back({call.output_block, owner});
+  }
+}
+
+}  // namespace
+
+RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank) {
+  if (rank < 0 || rank >= schedule.ranks())
+    throw Error("rank " + std::to_string(rank) + " is not one of the schedule's " + std::to_string(schedule.ranks()));
+  RankSteps steps;
+  steps.rank = rank;
+  Lifetimes lifetimes(schedule);
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (graph.vertex(v).is_input()) steps.inputs.emplace_back(v, schedule.layout(v).blocks_of(rank));
+  steps.unread_inputs = lifetimes.unread_inputs(graph);
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) continue;
+    VertexSteps& s = steps.vertices.emplace_back();
+    s.vertex = v;
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
+      s.operands.push_back(operand_steps(graph, schedule, v, k, rank));
+    s.released = lifetimes.read_operands(vertex);
+    s.in_place = schedule.in_place(v);
+    s.deferred = schedule.deferred(v);
+    kernel_and_reduction_steps(schedule, v, rank, s);
+    s.dead = lifetimes.dead(v);
+  }
+  return steps;
+}
+
+}  // namespace einrel::engine

@@ -1,0 +1,80 @@
+#ifndef EINREL_RANKSTEPS_HPP
+#define EINREL_RANKSTEPS_HPP
+
+#include <einrel_Graph.hpp>
+#include <einrel_Schedule.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace einrel::engine {
+
+// What one rank does when it executes a schedule, in order (DESIGN.md §6, docs/engine.md "The step list").
+// Computed from the schedule and the rank alone (no data, no MPI, any number of ranks), once, here: which
+// operand blocks a rank takes new and which it shares with their producer, which copy of an operand serves
+// another, which values die after which vertex, when a kernel call starts a partial block and when it
+// accumulates, in-place vertices, deferred reductions, and the partials a rank receives and sends. Three
+// walkers follow it and decide nothing of their own: execute() runs it on data, dry_run() counts its bytes
+// and floats for every rank, warm_memory() takes its blocks from the pool.
+
+// How operand k of a vertex reaches this rank's join tuples.
+enum class OperandSource {
+  exchange,     // point-to-point from the producer's layout (redistribute::Exchange)
+  collectives,  // the schedule's synthesized collectives (Schedule::transition)
+  same_as,      // the blocks of an earlier operand with the same producer and layout (Schedule::shared_operand)
+};
+
+// One operand's blocks on this rank (block ids of VertexSchedule::operand_layout(k)).
+struct OperandSteps {
+  std::size_t operand = 0;
+  VertexId producer = 0;
+  OperandSource source = OperandSource::exchange;
+  std::size_t same_as = 0;         // the earlier operand, for OperandSource::same_as
+  std::vector<Extent> new_blocks;  // taken new and filled by the transition
+  // (operand block, producer block): kept from the producer's blocks on this rank (a block that stays on its
+  // rank with the same cut, or the tile a lone allpermute leaves in place).
+  std::vector<std::pair<Extent, Extent>> shared_blocks;
+  Extent floats_sent = 0, floats_received = 0;  // this rank's share of the transition
+};
+
+// One join tuple's kernel call: it starts the partial block of its output block, or accumulates into it
+// (a rank's tuples of one output block are consecutive).
+struct KernelCall {
+  Extent tuple = 0;
+  Extent output_block = 0;
+  bool accumulate = false;
+};
+
+// A partial result block travelling between this rank and `peer` in a vertex's reduction.
+struct PartialMessage {
+  Extent output_block = 0;
+  int peer = 0;
+};
+
+// One EinSum vertex on this rank.
+struct VertexSteps {
+  VertexId vertex = 0;
+  std::vector<OperandSteps> operands;  // in operand order
+  std::vector<VertexId> released;      // values whose last reader this vertex is: released once operands are placed
+  bool in_place = false;               // partial blocks are the first operand's (Schedule::in_place)
+  std::vector<KernelCall> kernels;
+  bool deferred = false;                 // partials stay unreduced (Schedule::deferred): no messages
+  std::vector<PartialMessage> receives;  // partials of the output blocks this rank owns, in owner order
+  std::vector<PartialMessage> sends;     // this rank's partials of output blocks others own
+  bool dead = false;                     // nothing reads the value and it is no output: released at once
+  Extent tuples() const { return static_cast<Extent>(kernels.size()); }
+};
+
+struct RankSteps {
+  int rank = 0;
+  std::vector<std::pair<VertexId, std::vector<Extent>>> inputs;  // this rank's blocks of every input
+  std::vector<VertexId> unread_inputs;                           // released before the first vertex
+  std::vector<VertexSteps> vertices;                             // the EinSum vertices in graph order
+};
+
+// Throws Error for a rank outside the schedule's.
+RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank);
+
+}  // namespace einrel::engine
+
+#endif

@@ -1,0 +1,123 @@
+#ifndef EINREL_SESSION_HPP
+#define EINREL_SESSION_HPP
+
+#include <einrel_BlockPool.hpp>
+#include <einrel_Carried.hpp>
+#include <einrel_Communicator.hpp>
+#include <einrel_DryRun.hpp>
+#include <einrel_Engine.hpp>
+#include <einrel_MemoryFit.hpp>
+#include <einrel_Options.hpp>
+#include <einrel_RankSteps.hpp>
+#include <einrel_WarmMemory.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace einrel::engine {
+
+namespace detail {
+
+// With a memory limit, the pool caches at most the smaller of the bytes the plan leaves under the limit and
+// 1/16 of this rank's estimated peak, so that the memory it holds — blocks in use plus free ones cached —
+// stays within the limit and near the estimate; the previous cache limit comes back with the session.
+template <class MemorySpace>
+class PoolCacheLimit {
+ public:
+  PoolCacheLimit(std::optional<std::size_t> memory_limit, std::size_t estimate)
+      : previous_(BlockPool<MemorySpace>::instance().cache_limit()) {
+    if (!memory_limit) return;
+    const std::size_t slack = *memory_limit > estimate ? *memory_limit - estimate : 0;
+    BlockPool<MemorySpace>::instance().set_cache_limit(std::min({previous_, slack, estimate / 16}));
+  }
+  PoolCacheLimit(const PoolCacheLimit&) = delete;
+  PoolCacheLimit& operator=(const PoolCacheLimit&) = delete;
+  ~PoolCacheLimit() { BlockPool<MemorySpace>::instance().set_cache_limit(previous_); }
+
+ private:
+  std::size_t previous_;
+};
+
+}  // namespace detail
+
+// The pipeline every way of running a graph shares (`einrel run`, `einrel train`, `einrel matrix-chain` and
+// einrel::Program; docs/engine.md "The pipeline"): plan within the memory limit, schedule, this rank's
+// step list, the dry run's estimate and the node's memory check, once; then warm memory and the
+// collectives' communicators, once; then any number of executions, each reusing the exchange's buffers
+// and the pool's blocks.
+template <class ExecutionSpace = Kokkos::DefaultExecutionSpace>
+class Session {
+ public:
+  using memory_space = typename ExecutionSpace::memory_space;
+  using Values = std::vector<std::optional<AnyDistributed<memory_space>>>;
+
+  // Collective over comm: plans `graph` for comm's ranks as `options` say (plan_within_memory; `carried`
+  // pairs for a step graph run again and again, partition::Carried), makes its schedule, this rank's steps
+  // and the dry run, and (host memory spaces) checks that the ranks of each node fit in its memory. Throws
+  // the same Error on every rank for a bad graph, planner, p or memory limit.
+  Session(const redistribute::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
+      : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
+    redistribute::collectively(comm_, [&] {
+      FittedPlan fitted = plan_within_memory(graph_, comm_.size(), options_, carried_);
+      plan_ = std::move(fitted.plan);
+      schedule_.emplace(graph_, plan_.partitions, comm_.size(), fitted.transitions, CommModel{}, carried_);
+      steps_ = rank_steps(graph_, *schedule_, comm_.rank());
+      estimate_ = dry_run(graph_, *schedule_, options_.exchange_limits());
+    });
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible)
+      check_node_memory(comm_.get(), estimated_peak_bytes());
+    cache_limit_.emplace(options_.memory_limit, estimated_peak_bytes());
+  }
+
+  const redistribute::Communicator& comm() const { return comm_; }
+  const Graph& graph() const { return graph_; }
+  const Options& options() const { return options_; }
+  const partition::Carried& carried() const { return carried_; }
+  const partition::Plan& plan() const { return plan_; }
+  const Schedule& schedule() const { return *schedule_; }
+  const RankSteps& steps() const { return steps_; }
+  // The dry run of the schedule on every rank (what execute measures, and the memory estimate).
+  const Traffic& estimate() const { return estimate_; }
+  std::size_t estimated_peak_bytes() const {
+    return estimate_.peak_memory_bytes[static_cast<std::size_t>(comm_.rank())];
+  }
+  redistribute::Exchange<memory_space>& exchange() { return exchange_; }
+
+  // Collective: with options().warm_memory, takes every block and buffer the executions will use and makes
+  // the collectives' communicators (warm_memory, prepare_collectives), once; call it before loading the
+  // inputs, whose blocks then come from the pool too. Later calls do nothing.
+  void prepare(const ExecutionSpace& exec) {
+    if (prepared_ || !options_.warm_memory) return;
+    const Options& options = options_;
+    redistribute::collectively(comm_, [&] { warm_memory(exec, exchange_, graph_, *schedule_, steps_, options); });
+    prepare_collectives(exec, exchange_, graph_, *schedule_);
+    prepared_ = true;
+  }
+
+  // Collective: runs the graph once on this rank's blocks of every input (in schedule().layout(input)),
+  // as execute() does; the same Error on every rank when any rank fails.
+  EngineResult<memory_space> execute(const ExecutionSpace& exec, Values inputs) {
+    return engine::execute(exec, exchange_, graph_, *schedule_, steps_, std::move(inputs), options_);
+  }
+
+ private:
+  redistribute::Communicator comm_;
+  Graph graph_;
+  Options options_;
+  partition::Carried carried_;
+  partition::Plan plan_;
+  std::optional<Schedule> schedule_;
+  RankSteps steps_;
+  Traffic estimate_;
+  std::optional<detail::PoolCacheLimit<memory_space>> cache_limit_;
+  redistribute::Exchange<memory_space> exchange_{comm_};
+  bool prepared_ = false;
+};
+
+}  // namespace einrel::engine
+
+#endif

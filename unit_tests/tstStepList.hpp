@@ -1,0 +1,132 @@
+// The per-rank step list (engine::rank_steps) is the one model of what a rank does: the dry run counts it,
+// execute runs it. Here, over random graphs and plans, planned chains and a transformer layer, every planner
+// and transition policy: the dry run's per-rank floats sent and received, peak block bytes and kernel calls,
+// and its per-vertex floats moved, equal what execute measures, exactly; and the steps agree across ranks
+// (every partial sent is received, every join tuple runs once) for R = 1..8 without MPI.
+#include <einrel_DryRun.hpp>
+#include <einrel_Engine.hpp>
+#include <einrel_GraphBuilders.hpp>
+#include <einrel_Planner.hpp>
+#include <einrel_RankSteps.hpp>
+#include <einrel_TestDryRun.hpp>
+#include <einrel_TestGraphs.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+namespace {
+
+using namespace einrel;
+using partition::PartitionVector;
+using redistribute::Communicator;
+using Values = std::vector<std::optional<engine::AnyDistributed<TEST_MEMSPACE>>>;
+
+// This rank's blocks of every input in the schedule's layout, filled with a constant (the figures compared
+// here do not depend on the values).
+Values constant_inputs(const Communicator& comm, const Graph& g, const engine::Schedule& schedule) {
+  Values inputs(g.size());
+  for (VertexId v = 0; v < g.size(); ++v) {
+    if (!g.vertex(v).is_input()) continue;
+    dispatch_dtype(g.vertex(v).dtype, [&](auto scalar) {
+      using S = decltype(scalar);
+      auto d = redistribute::DistributedTensorRelation<S, TEST_MEMSPACE>::allocate("input", comm, schedule.layout(v));
+      for (const auto& [key, block] : d.local()) Kokkos::deep_copy(block.view(), S(0.5));
+      inputs[v] = std::move(d);
+    });
+  }
+  Kokkos::fence();
+  return inputs;
+}
+
+void expect_dry_run_is_execute(const Communicator& comm, const Graph& g, const std::vector<PartitionVector>& plan,
+                               engine::TransitionPolicy policy) {
+  const engine::Schedule schedule(g, plan, comm.size(), policy);
+  const auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, constant_inputs(comm, g, schedule));
+  test::expect_dry_run_matches(comm, g, schedule, result);
+}
+
+constexpr engine::TransitionPolicy policies[] = {engine::TransitionPolicy::automatic,
+                                                 engine::TransitionPolicy::point_to_point,
+                                                 engine::TransitionPolicy::collectives};
+
+// Above 5 ranks the job oversubscribes the machine's cores and every message costs a time slice: fewer
+// graphs there, the same checks.
+bool oversubscribed(const Communicator& comm) { return comm.size() > 5; }
+int trials_at(const Communicator& comm) { return oversubscribed(comm) ? 3 : 8; }
+
+TEST(TEST_CATEGORY, DryRunIsWhatExecuteMeasuresOnRandomGraphs) {
+  const Communicator comm(MPI_COMM_WORLD);
+  std::mt19937 gen(41);
+  for (int trial = 0; trial < trials_at(comm); ++trial) {
+    const Graph g = test::random_graph(gen, trial % 2 ? Dtype::f32 : Dtype::f64);
+    const auto plan = test::random_plan(g, gen);
+    const Extent p = partition::procs_for_ranks(comm.size());
+    const std::string planner = partition::planner_names()[static_cast<std::size_t>(trial) % 4];
+    SCOPED_TRACE("trial " + std::to_string(trial) + " on " + std::to_string(comm.size()) + " ranks");
+    expect_dry_run_is_execute(comm, g, plan, policies[trial % 3]);
+    expect_dry_run_is_execute(comm, g, partition::make_plan(g, p, planner).partitions, policies[(trial + 1) % 3]);
+  }
+}
+
+TEST(TEST_CATEGORY, DryRunIsWhatExecuteMeasuresOnPlannedGraphs) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Graph chain, skewed, layer;
+  chain.output(builders::matrix_chain_program(chain, 24, false, Dtype::f64));
+  skewed.output(builders::matrix_chain_program(skewed, 40, true, Dtype::f32));
+  layer.output(builders::transformer_layer(layer, layer.input("X", Dtype::f32, {8, 6}), {8, 6, 2, 3}, 10, "L_"));
+  const Extent p = partition::procs_for_ranks(comm.size());
+  for (const Graph* g : {&chain, &skewed, &layer})
+    for (const std::string& planner : partition::planners_for(*g))
+      for (engine::TransitionPolicy policy : policies) {
+        if (oversubscribed(comm) && policy != engine::TransitionPolicy::automatic) continue;
+        SCOPED_TRACE(planner + " " + std::string(engine::transition_policy_name(policy)));
+        expect_dry_run_is_execute(comm, *g, partition::make_plan(*g, p, planner).partitions, policy);
+      }
+}
+
+// Without MPI, for R = 1..8: each join tuple runs on exactly one rank, and every partial one rank sends is
+// one its owner receives.
+TEST(TEST_CATEGORY, StepsAgreeAcrossRanks) {
+  std::mt19937 gen(43);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Graph g = test::random_graph(gen, Dtype::f64);
+    const auto plan = test::random_plan(g, gen);
+    for (int R = 1; R <= 8; ++R) {
+      const engine::Schedule schedule(g, plan, R, policies[trial % 3]);
+      std::vector<engine::RankSteps> steps;
+      for (int r = 0; r < R; ++r) steps.push_back(engine::rank_steps(g, schedule, r));
+      for (std::size_t i = 0; i < steps[0].vertices.size(); ++i) {
+        const VertexId v = steps[0].vertices[i].vertex;
+        std::vector<Extent> tuples;
+        std::vector<std::tuple<Extent, int, int>> sent, received;  // (block, from, to)
+        for (int r = 0; r < R; ++r) {
+          const engine::VertexSteps& s = steps[static_cast<std::size_t>(r)].vertices[i];
+          ASSERT_EQ(s.vertex, v);
+          for (const engine::KernelCall& call : s.kernels) tuples.push_back(call.tuple);
+          for (const engine::PartialMessage& m : s.sends) sent.emplace_back(m.output_block, r, m.peer);
+          for (const engine::PartialMessage& m : s.receives) received.emplace_back(m.output_block, m.peer, r);
+        }
+        std::sort(tuples.begin(), tuples.end());
+        std::sort(sent.begin(), sent.end());
+        std::sort(received.begin(), received.end());
+        ASSERT_EQ(static_cast<Extent>(tuples.size()), schedule.vertex(v).num_tuples()) << g.vertex(v).name;
+        for (std::size_t t = 0; t < tuples.size(); ++t) ASSERT_EQ(tuples[t], static_cast<Extent>(t));
+        EXPECT_EQ(sent, received) << g.vertex(v).name << " on " << R << " ranks";
+      }
+    }
+  }
+}
+
+TEST(TEST_CATEGORY, StepsOfAnotherRankAreRefused) {
+  Graph g;
+  g.output(builders::matrix_chain_program(g, 8, false, Dtype::f64));
+  const engine::Schedule schedule(g, partition::make_plan(g, 2, "eindecomp").partitions, 2);
+  EXPECT_THROW(engine::rank_steps(g, schedule, 2), Error);
+  EXPECT_THROW(engine::rank_steps(g, schedule, -1), Error);
+}
+
+}  // namespace
