@@ -22,7 +22,7 @@ void expect_contains(const std::string& text, const std::string& part) {
   EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' missing from\n" << text;
 }
 
-TEST(PlannerExport, JsonHasTheContractFields) {
+TEST(PlanExport, JsonHasTheContractFields) {
   const Graph g = two_vertices();
   const partition::Plan plan = partition::make_plan(g, 8, "sqrt", partition::CostModel::paper);
   const std::string json = partition::plan_json(g, plan);
@@ -37,14 +37,14 @@ TEST(PlannerExport, JsonHasTheContractFields) {
   expect_contains(json, "{\"name\": \"r\", \"equation\": \"ik->i\"");
 }
 
-TEST(PlannerExport, JsonCostsKeepEveryDigit) {
+TEST(PlanExport, JsonCostsKeepEveryDigit) {
   const Graph g = parse_graph("input A f64[123457,98765]\nr = einsum(\"ij->i\", A)\noutput r\n", "g.ein");
   // J · n_X = 123457 · 98765 at p = 1: eleven digits, all printed.
   expect_contains(partition::plan_json(g, partition::make_plan(g, 1, "data", partition::CostModel::paper)),
                   "\"join\": 12193230605,");
 }
 
-TEST(PlannerExport, TextListsEveryVertexAndTheTotal) {
+TEST(PlanExport, TextListsEveryVertexAndTheTotal) {
   const Graph g = two_vertices();
   const std::string text = partition::plan_text(g, partition::make_plan(g, 4, "eindecomp"));
   expect_contains(text, "eindecomp plan for p = 4: predicted cost");
@@ -54,7 +54,7 @@ TEST(PlannerExport, TextListsEveryVertexAndTheTotal) {
   expect_contains(text, "  total: ");
 }
 
-TEST(PlannerExport, DotDrawsPartitionsAndRepartitionCosts) {
+TEST(PlanExport, DotDrawsPartitionsAndRepartitionCosts) {
   const Graph g = two_vertices();
   partition::Plan plan = partition::make_plan(g, 8, "sqrt", partition::CostModel::paper);
   const std::string dot = partition::plan_dot(g, plan);
