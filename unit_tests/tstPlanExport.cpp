@@ -25,13 +25,13 @@ void expect_contains(const std::string& text, const std::string& part) {
 TEST(PlanExport, JsonHasTheContractFields) {
   const Graph g = two_vertices();
   const partition::Plan plan = partition::make_plan(g, 8, "sqrt", partition::CostModel::paper);
-  const std::string json = partition::plan_json(g, plan);
+  const std::string json = plan_json(g, plan);
   expect_contains(json, "\"procs\": 8");
   expect_contains(json, "\"planner\": \"sqrt\"");
   expect_contains(json, "\"cost_model\": \"paper\"");
   expect_contains(json, "\"total_cost\": ");
   expect_contains(json,
-                  "{\"name\": \"T\", \"equation\": \"ij,jk->ik\", \"inputs\": [\"A\", \"B\"], \"shape\": [8,8], "
+                  "{\"name\": \"T\", \"equation\": \"ij,jk->ik\", \"inputs\": [\"A\", \"B\"], \"shape\": [8, 8], "
                   "\"partition\": {\"i\": 2, \"j\": 2, \"k\": 2}, \"cost\": {\"join\": 256, \"agg\": 64, "
                   "\"repartition\": 0}}");
   expect_contains(json, "{\"name\": \"r\", \"equation\": \"ik->i\"");
@@ -40,13 +40,13 @@ TEST(PlanExport, JsonHasTheContractFields) {
 TEST(PlanExport, JsonCostsKeepEveryDigit) {
   const Graph g = parse_graph("input A f64[123457,98765]\nr = einsum(\"ij->i\", A)\noutput r\n", "g.ein");
   // J · n_X = 123457 · 98765 at p = 1: eleven digits, all printed.
-  expect_contains(partition::plan_json(g, partition::make_plan(g, 1, "data", partition::CostModel::paper)),
+  expect_contains(plan_json(g, partition::make_plan(g, 1, "data", partition::CostModel::paper)),
                   "\"join\": 12193230605,");
 }
 
 TEST(PlanExport, TextListsEveryVertexAndTheTotal) {
   const Graph g = two_vertices();
-  const std::string text = partition::plan_text(g, partition::make_plan(g, 4, "eindecomp"));
+  const std::string text = plan_text(g, partition::make_plan(g, 4, "eindecomp"));
   expect_contains(text, "eindecomp plan for p = 4: predicted cost");
   expect_contains(text, "floats (engine cost model)");
   expect_contains(text, "ij,jk->ik");
@@ -57,7 +57,7 @@ TEST(PlanExport, TextListsEveryVertexAndTheTotal) {
 TEST(PlanExport, DotDrawsPartitionsAndRepartitionCosts) {
   const Graph g = two_vertices();
   partition::Plan plan = partition::make_plan(g, 8, "sqrt", partition::CostModel::paper);
-  const std::string dot = partition::plan_dot(g, plan);
+  const std::string dot = plan_dot(g, plan);
   expect_contains(dot, "digraph plan {");
   expect_contains(dot, "v2 [label=\"T = ij,jk->ik\\n[8,8]  {i:2,j:2,k:2}\\njoin 256  agg 64\\nrepartition in 0\"];");
   expect_contains(dot, "v0 -> v2 [label=\"[2,2]\", style=dashed];");

@@ -126,8 +126,8 @@ TEST(RunGraph, NonFiniteValuesFlowThroughAndAreReported) {
         << summary.str();
     EXPECT_NE(summary.str().find("output z holds 3 NaN and 0 ±Inf"), std::string::npos) << summary.str();
     EXPECT_NE(read_text(dir.file("report.json"))
-                  .find("\"nonfinite_outputs\": [{\"name\": \"y\", \"nan\": 1, \"inf\": 2}, {\"name\": \"s\", "
-                        "\"nan\": 1, \"inf\": 2}, {\"name\": \"z\", \"nan\": 3, \"inf\": 0}]"),
+                  .find("\"nonfinite_outputs\": [\n    {\"name\": \"y\", \"nan\": 1, \"inf\": 2},\n    {\"name\": "
+                        "\"s\", \"nan\": 1, \"inf\": 2},\n    {\"name\": \"z\", \"nan\": 3, \"inf\": 0}\n  ]"),
               std::string::npos)
         << read_text(dir.file("report.json"));
   }

@@ -6,6 +6,7 @@ update and decrease. Also: bad requests fail with one error line and leave no fi
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -51,6 +52,32 @@ def numpy_sgd(values, lr, steps):
         for k in p:
             p[k] = p[k] - lr * grads[k]
     return p, losses
+
+
+def reports_escape_names(args, graph, data):
+    """The train and run reports of a graph whose file name holds a quote, a backslash and a tab are JSON that
+    reads back that name, and both start with schema_version."""
+    odd = os.path.join(args.work_dir, 'we"ird\\na\tme.ein')
+    shutil.copyfile(graph, odd)
+    failures = []
+    for command, extra in (("train", ["--loss", "L", "--params", "W1", "--lr", "0.1", "--steps", "1"]), ("run", [])):
+        report = os.path.join(args.work_dir, f"odd-{command}.json")
+        cmd = [args.mpiexec, "-n", "1", args.einrel, command, odd, "--input", data,
+               "--output", os.path.join(args.work_dir, f"odd-{command}.h5"), "--report", report] + extra
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            failures.append(f"{command} of {odd!r} failed: {p.stderr.strip()}")
+            continue
+        with open(report) as fh:
+            text = fh.read()
+        try:
+            rep = json.loads(text)
+        except ValueError as e:
+            failures.append(f"{command}'s report is not JSON ({e}): {text[:300]!r}")
+            continue
+        if rep.get("graph") != odd or next(iter(rep)) != "schema_version":
+            failures.append(f"{command}'s report names the graph {rep.get('graph')!r}, keys {list(rep)[:3]}")
+    return failures
 
 
 def main():
@@ -99,6 +126,7 @@ def main():
         if len(rep["seconds_per_step"]) != args.steps:
             failures.append(f"np{r} {planner}: seconds_per_step {rep['seconds_per_step']}")
         print(f"np{r} {planner}: losses {', '.join(f'{x:.6f}' for x in losses)}; {rep['seconds_per_step'][-1]:.4f} s/step")
+    failures += reports_escape_names(args, graph, data)
     out = os.path.join(args.work_dir, "bad.h5")
     for extra, expected in [(["--params", "W1,A"], "'A' is computed by an einsum"),
                             (["--params", "W1", "--lr", "-1"], "--lr needs a finite number > 0"),

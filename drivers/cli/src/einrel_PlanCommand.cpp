@@ -28,19 +28,19 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;
   if (options.format == "dot") {
-    out << partition::plan_dot(graph, plan);
+    out << plan_dot(graph, plan);
   } else if (options.format == "json") {
-    std::vector<std::string> extra;
+    io::JsonWriter j = io::json_report();
+    write_plan(j, graph, plan);
     if (dry) {
       Extent moved = 0;
       for (Extent m : dry->floats_moved) moved += m;
-      extra.push_back("\"num_ranks\": " + std::to_string(*options.ranks));
-      extra.push_back("\"floats_moved\": " + std::to_string(moved));
-      extra.push_back("\"ranks\": " + ranks_json(dry->ranks, {}, dry->peak_memory_bytes));
+      j.member("num_ranks", *options.ranks).member("floats_moved", moved).key("ranks");
+      write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
     }
-    out << partition::plan_json(graph, plan, extra);
+    out << j.end_object().str();
   } else {
-    out << partition::plan_text(graph, plan);
+    out << plan_text(graph, plan);
     if (dry) {
       Extent moved = 0;
       for (Extent m : dry->floats_moved) moved += m;

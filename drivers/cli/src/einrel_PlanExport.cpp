@@ -1,11 +1,15 @@
 #include <einrel_PlanExport.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <iomanip>
 #include <sstream>
 
-namespace einrel::partition {
+namespace einrel {
+
+using partition::PartitionVector;
+using partition::Plan;
+using partition::VertexCost;
+
 namespace {
 
 // Whole numbers of up to 13 digits in full, others with six significant digits: what a reader compares.
@@ -19,13 +23,6 @@ std::string short_number(double x) {
   return s.str();
 }
 
-// Every digit a double has, so that a script can compare costs exactly.
-std::string full_number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 // "[2,1]": parts per dimension.
 std::string parts_list(const std::vector<Extent>& parts) {
   std::string s = "[";
@@ -35,7 +32,7 @@ std::string parts_list(const std::vector<Extent>& parts) {
 
 std::string headline(const Plan& plan) {
   return plan.planner + " plan for p = " + std::to_string(plan.procs) + ": predicted cost " +
-         short_number(plan.total_cost) + " floats (" + cost_model_name(plan.cost_model) + " cost model)";
+         short_number(plan.total_cost) + " floats (" + partition::cost_model_name(plan.cost_model) + " cost model)";
 }
 
 }  // namespace
@@ -60,35 +57,31 @@ std::string plan_text(const Graph& graph, const Plan& plan) {
   return out.str();
 }
 
-// Vertex names are identifiers and equations letters, ',' and "->" (the graph validates both), so no string
-// here needs JSON escaping.
-std::string plan_json(const Graph& graph, const Plan& plan, const std::vector<std::string>& extra) {
-  std::ostringstream j;
-  j << "{\n  \"schema_version\": " << json_schema_version << ",\n  \"procs\": " << plan.procs << ",\n  \"planner\": \""
-    << plan.planner << "\",\n  \"cost_model\": \"" << cost_model_name(plan.cost_model)
-    << "\",\n  \"total_cost\": " << full_number(plan.total_cost)
-    << ",\n  \"partitions_considered\": " << plan.partitions_considered << ",\n  \"nodes\": [";
-  bool first = true;
+void write_plan(io::JsonWriter& j, const Graph& graph, const Plan& plan) {
+  j.member("procs", plan.procs).member("planner", plan.planner);
+  j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
+  j.member("partitions_considered", plan.partitions_considered).key("nodes").begin_array();
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
     const PartitionVector& d = plan.partitions[v];
     const VertexCost& c = plan.costs[v];
-    j << (first ? "" : ",") << "\n    {\"name\": \"" << vertex.name << "\", \"equation\": \""
-      << vertex.einsum->equation() << "\", \"inputs\": [";
-    for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-      j << (k ? ", " : "") << "\"" << graph.vertex(vertex.inputs[k]).name << "\"";
-    j << "], \"shape\": " << to_string(vertex.bound) << ", \"partition\": {";
-    for (std::size_t k = 0; k < d.labels().size(); ++k)
-      j << (k ? ", " : "") << "\"" << d.labels()[k] << "\": " << d.parts()[k];
-    j << "}, \"cost\": {\"join\": " << full_number(c.join) << ", \"agg\": " << full_number(c.agg)
-      << ", \"repartition\": " << full_number(c.repartition) << "}}";
-    first = false;
+    j.begin_object().member("name", vertex.name).member("equation", vertex.einsum->equation());
+    j.key("inputs").begin_array();
+    for (VertexId u : vertex.inputs) j.value(graph.vertex(u).name);
+    j.end_array().member("shape", vertex.bound).key("partition").begin_object();
+    for (std::size_t k = 0; k < d.labels().size(); ++k) j.member(std::string(1, d.labels()[k]), d.parts()[k]);
+    j.end_object().key("cost").begin_object();
+    j.member("join", c.join).member("agg", c.agg).member("repartition", c.repartition).end_object();
+    j.end_object();
   }
-  j << (first ? "]" : "\n  ]");
-  for (const std::string& member : extra) j << ",\n  " << member;
-  j << "\n}\n";
-  return j.str();
+  j.end_array();
+}
+
+std::string plan_json(const Graph& graph, const Plan& plan) {
+  io::JsonWriter j = io::json_report();
+  write_plan(j, graph, plan);
+  return j.end_object().str();
 }
 
 std::string plan_dot(const Graph& graph, const Plan& plan) {
@@ -129,11 +122,12 @@ std::string plan_dot(const Graph& graph, const Plan& plan) {
         continue;
       }
       g << parts_list(produced) << " -> " << parts_list(wanted) << "\\nrepartition "
-        << short_number(edge_cost(graph, plan.partitions, v, k, plan.cost_model)) << "\", color=red, penwidth=2];\n";
+        << short_number(partition::edge_cost(graph, plan.partitions, v, k, plan.cost_model))
+        << "\", color=red, penwidth=2];\n";
     }
   }
   g << "}\n";
   return g.str();
 }
 
-}  // namespace einrel::partition
+}  // namespace einrel

@@ -1,34 +1,30 @@
 #ifndef EINREL_PLANEXPORT_HPP
 #define EINREL_PLANEXPORT_HPP
 
+#include <einrel_Json.hpp>
 #include <einrel_Planner.hpp>
 
 #include <string>
-#include <vector>
 
-// How `einrel plan` prints a plan (DESIGN.md §4.2, docs/cli.md).
-namespace einrel::partition {
-
-// The version of every JSON einrel writes (`einrel plan --format json`, `einrel run --report`), bumped
-// when a field changes meaning or is removed. 2: the run report's `ranks` became the per-rank list (the
-// count is `num_ranks`), and the plan may carry the dry run's `ranks`.
-constexpr int json_schema_version = 2;
+// How `einrel plan` prints a plan (docs/cli.md).
+namespace einrel {
 
 // A table: per EinSum vertex its equation, shape, partition vector and costs, then the total.
-std::string plan_text(const Graph& graph, const Plan& plan);
+std::string plan_text(const Graph& graph, const partition::Plan& plan);
 
-// {"procs", "planner", "total_cost", "partitions_considered", "nodes": [{"name", "equation", "inputs",
-// "shape", "partition": {label: parts}, "cost": {"join", "agg", "repartition"}}]}; costs in floats with
-// full double precision.
-// `extra` holds further members, each "\"name\": value" in JSON, written after the plan's own (the
-// engine's dry run adds its per-rank list this way).
-std::string plan_json(const Graph& graph, const Plan& plan, const std::vector<std::string>& extra = {});
+// The plan's members of a JSON report, written into the open object `j`: "procs", "planner", "cost_model",
+// "total_cost", "partitions_considered", "nodes": [{"name", "equation", "inputs", "shape",
+// "partition": {label: parts}, "cost": {"join", "agg", "repartition"}}]; costs in floats, every digit.
+void write_plan(io::JsonWriter& j, const Graph& graph, const partition::Plan& plan);
+
+// The plan alone as a JSON report (schema_version, then write_plan's members).
+std::string plan_json(const Graph& graph, const partition::Plan& plan);
 
 // Graphviz: every vertex with its partition vector and costs; every edge with the blocks its consumer reads
 // and, in red, the producer's blocks and the repartition cost where they differ (edges from graph inputs
 // are dashed: inputs are placed as read). `dot -Tpng` draws it.
-std::string plan_dot(const Graph& graph, const Plan& plan);
+std::string plan_dot(const Graph& graph, const partition::Plan& plan);
 
-}  // namespace einrel::partition
+}  // namespace einrel
 
 #endif

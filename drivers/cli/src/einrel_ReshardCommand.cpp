@@ -1,5 +1,5 @@
 #include <einrel_Error.hpp>
-#include <einrel_PlanExport.hpp>
+#include <einrel_Json.hpp>
 #include <einrel_ReshardCommand.hpp>
 #include <einrel_RunReport.hpp>
 
@@ -13,14 +13,6 @@ using redistribute::ReshardPlan;
 using redistribute::ReshardStep;
 
 namespace {
-
-// ["x", "y.1"] or [0, 1]: `f` writes one element.
-template <class List, class F>
-std::string json_list(const List& list, F f) {
-  std::string s = "[";
-  for (const auto& e : list) s += (s.size() > 1 ? ", " : "") + f(e);
-  return s + "]";
-}
 
 std::string dims_text(const ReshardStep& step) {
   if (step.dims.empty()) return "-";
@@ -85,34 +77,27 @@ std::string reshard_text(const ReshardPlan& plan, Dtype dtype, const ReshardRun*
 }
 
 std::string reshard_json(const ReshardPlan& plan, Dtype dtype, const ReshardRun* run) {
-  const auto number = [](auto n) { return std::to_string(n); };
-  std::ostringstream j;
-  j << "{\n  \"schema_version\": " << partition::json_schema_version
-    << ",\n  \"mesh\": " << json_list(plan.mesh.axes(), [](const redistribute::MeshAxis& a) {
-         return "{\"axis\": " + json_string(a.name) + ", \"size\": " + std::to_string(a.size) + "}";
-       });
-  j << ",\n  \"from\": " << json_string(str(plan.from, plan.mesh))
-    << ",\n  \"to\": " << json_string(str(plan.to, plan.mesh)) << ",\n  \"dtype\": \"" << dtype_name(dtype)
-    << "\",\n  \"steps\": [";
-  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    const ReshardStep& s = plan.steps[k];
-    j << (k ? "," : "") << "\n    {\"op\": \"" << collective_name(s.op)
-      << "\", \"axes\": " << json_list(redistribute::user_axes(s.axes, plan.mesh), json_string)
-      << ", \"dims\": " << json_list(s.dims, number) << ", \"type\": " << json_string(str(s.after, plan.primes))
-      << ", \"local_shape\": " << json_list(s.local_shape, number) << ", \"cost\": " << s.cost << "}";
+  io::JsonWriter j = io::json_report();
+  j.key("mesh").begin_array();
+  for (const redistribute::MeshAxis& a : plan.mesh.axes())
+    j.begin_object().member("axis", a.name).member("size", a.size).end_object();
+  j.end_array().member("from", str(plan.from, plan.mesh)).member("to", str(plan.to, plan.mesh));
+  j.member("dtype", dtype_name(dtype)).key("steps").begin_array();
+  for (const ReshardStep& s : plan.steps) {
+    j.begin_object().member("op", collective_name(s.op)).member("axes", redistribute::user_axes(s.axes, plan.mesh));
+    j.member("dims", s.dims).member("type", str(s.after, plan.primes)).member("local_shape", s.local_shape);
+    j.member("cost", s.cost).end_object();
   }
-  j << (plan.steps.empty() ? "]" : "\n  ]") << ",\n  \"cost\": " << plan.cost
-    << ",\n  \"memory_height\": " << plan.memory_height << ",\n  \"source_local_size\": " << plan.source_local_size
-    << ",\n  \"target_local_size\": " << plan.target_local_size << ",\n  \"naive_cost\": " << plan.naive_cost
-    << ",\n  \"synthesis_seconds\": " << json_number(plan.synthesis_seconds);
-  if (run)
-    j << ",\n  \"execute\": {\"ranks\": " << plan.mesh.size() << ", \"repetitions\": " << run->repetitions
-      << ", \"synthesized_seconds\": " << json_number(run->synthesized_seconds)
-      << ", \"naive_seconds\": " << json_number(run->naive_seconds) << ", \"point_to_point_seconds\": "
-      << (run->point_to_point_seconds ? json_number(*run->point_to_point_seconds) : "null")
-      << ", \"mismatches\": " << run->wrong_synthesized + run->wrong_naive + run->wrong_point_to_point << "}";
-  j << "\n}\n";
-  return j.str();
+  j.end_array().member("cost", plan.cost).member("memory_height", plan.memory_height);
+  j.member("source_local_size", plan.source_local_size).member("target_local_size", plan.target_local_size);
+  j.member("naive_cost", plan.naive_cost).member("synthesis_seconds", plan.synthesis_seconds);
+  if (run) {
+    j.key("execute").begin_object().member("ranks", plan.mesh.size()).member("repetitions", run->repetitions);
+    j.member("synthesized_seconds", run->synthesized_seconds).member("naive_seconds", run->naive_seconds);
+    j.member("point_to_point_seconds", run->point_to_point_seconds);
+    j.member("mismatches", run->wrong_synthesized + run->wrong_naive + run->wrong_point_to_point).end_object();
+  }
+  return j.end_object().str();
 }
 
 void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out) {

@@ -1,35 +1,10 @@
-#include <einrel_PlanExport.hpp>
 #include <einrel_RunReport.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <iomanip>
 #include <sstream>
 
 namespace einrel {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double x) {
-  std::ostringstream s;
-  s << std::setprecision(9) << x;
-  return s.str();
-}
 
 Extent RunReport::floats_moved() const {
   Extent n = 0;
@@ -37,58 +12,52 @@ Extent RunReport::floats_moved() const {
   return n;
 }
 
-std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated,
-                       const std::vector<std::size_t>& estimated) {
-  std::ostringstream j;
-  j << "[";
+void write_ranks(io::JsonWriter& j, const std::vector<engine::RankTraffic>& ranks,
+                 const std::vector<std::size_t>& allocated, const std::vector<std::size_t>& estimated) {
+  j.begin_array();
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    j << (r ? "," : "") << "\n    {\"rank\": " << r << ", \"floats_sent\": " << ranks[r].floats_sent
-      << ", \"floats_received\": " << ranks[r].floats_received
-      << ", \"peak_block_bytes\": " << ranks[r].peak_block_bytes << ", \"tuples\": " << ranks[r].tuples;
-    if (allocated.size() == ranks.size()) j << ", \"peak_allocated_bytes\": " << allocated[r];
-    if (estimated.size() == ranks.size()) j << ", \"estimated_peak_allocated_bytes\": " << estimated[r];
-    j << "}";
+    j.begin_object().member("rank", r).member("floats_sent", ranks[r].floats_sent);
+    j.member("floats_received", ranks[r].floats_received).member("peak_block_bytes", ranks[r].peak_block_bytes);
+    j.member("tuples", ranks[r].tuples);
+    if (allocated.size() == ranks.size()) j.member("peak_allocated_bytes", allocated[r]);
+    if (estimated.size() == ranks.size()) j.member("estimated_peak_allocated_bytes", estimated[r]);
+    j.end_object();
   }
-  j << (ranks.empty() ? "]" : "\n  ]");
-  return j.str();
+  j.end_array();
 }
 
-std::string report_json(const RunReport& r) {
-  std::ostringstream j;
-  j << "{\n  \"schema_version\": " << partition::json_schema_version << ",\n  \"graph\": " << json_string(r.graph)
-    << ",\n  \"num_ranks\": " << r.num_ranks << ",\n  \"computing_ranks\": " << r.computing_ranks
-    << ",\n  \"backend\": " << json_string(r.backend) << ",\n  \"threads\": " << r.threads
-    << ",\n  \"planner\": " << json_string(r.planner) << ",\n  \"cost_model\": " << json_string(r.cost_model)
-    << ",\n  \"procs\": " << r.procs << ",\n  \"transitions\": " << json_string(r.transitions)
-    << ",\n  \"check_max_relative_error\": " << (r.check_error ? json_number(*r.check_error) : "null")
-    << ",\n  \"predicted_cost\": " << (r.predicted_cost ? json_number(*r.predicted_cost) : "null")
-    << ",\n  \"floats_moved\": " << r.floats_moved() << ",\n  \"total_seconds\": " << json_number(r.total_seconds)
-    << ",\n  \"input_seconds\": " << json_number(r.input_seconds)
-    << ",\n  \"memory_seconds\": " << json_number(r.memory_seconds)
-    << ",\n  \"ranks\": " << ranks_json(r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes)
-    << ",\n  \"nonfinite_outputs\": [";
-  for (std::size_t i = 0; i < r.nonfinite_outputs.size(); ++i)
-    j << (i ? ", " : "") << "{\"name\": " << json_string(r.nonfinite_outputs[i].name)
-      << ", \"nan\": " << r.nonfinite_outputs[i].nan << ", \"inf\": " << r.nonfinite_outputs[i].inf << "}";
-  j << "]"
-    << ",\n  \"vertices\": [";
-  for (std::size_t i = 0; i < r.vertices.size(); ++i) {
-    const VertexReport& v = r.vertices[i];
-    j << (i ? "," : "") << "\n    {\"name\": " << json_string(v.name) << ", \"equation\": " << json_string(v.equation)
-      << ", \"shape\": " << to_string(v.bound) << ", \"partition\": " << json_string(v.partition)
-      << ", \"seconds\": " << json_number(v.seconds) << ", \"kernel_seconds\": " << json_number(v.kernel_seconds)
-      << ", \"floats_moved\": " << v.floats_moved
-      << ", \"deferred_reduction\": " << (v.deferred_reduction ? "true" : "false") << ", \"operands\": [";
-    for (std::size_t k = 0; k < v.operands.size(); ++k) {
-      const OperandReport& o = v.operands[k];
-      j << (k ? ", " : "") << "{\"name\": " << json_string(o.name) << ", \"path\": " << json_string(o.path);
-      if (!o.steps.empty()) j << ", \"steps\": " << json_string(o.steps);
-      j << "}";
-    }
-    j << "]}";
+namespace {
+
+void write_vertex(io::JsonWriter& j, const VertexReport& v) {
+  j.begin_object().member("name", v.name).member("equation", v.equation).member("shape", v.bound);
+  j.member("partition", v.partition).member("seconds", v.seconds).member("kernel_seconds", v.kernel_seconds);
+  j.member("floats_moved", v.floats_moved).member("deferred_reduction", v.deferred_reduction);
+  j.key("operands").begin_array();
+  for (const OperandReport& o : v.operands) {
+    j.begin_object().member("name", o.name).member("path", o.path);
+    if (!o.steps.empty()) j.member("steps", o.steps);
+    j.end_object();
   }
-  j << (r.vertices.empty() ? "]" : "\n  ]") << "\n}\n";
-  return j.str();
+  j.end_array().end_object();
+}
+
+}  // namespace
+
+std::string report_json(const RunReport& r) {
+  io::JsonWriter j = io::json_report();
+  j.member("graph", r.graph).member("num_ranks", r.num_ranks).member("computing_ranks", r.computing_ranks);
+  j.member("backend", r.backend).member("threads", r.threads).member("planner", r.planner);
+  j.member("cost_model", r.cost_model).member("procs", r.procs).member("transitions", r.transitions);
+  j.member("check_max_relative_error", r.check_error).member("predicted_cost", r.predicted_cost);
+  j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds);
+  j.member("input_seconds", r.input_seconds).member("memory_seconds", r.memory_seconds).key("ranks");
+  write_ranks(j, r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes);
+  j.key("nonfinite_outputs").begin_array();
+  for (const NonFiniteReport& n : r.nonfinite_outputs)
+    j.begin_object().member("name", n.name).member("nan", n.nan).member("inf", n.inf).end_object();
+  j.end_array().key("vertices").begin_array();
+  for (const VertexReport& v : r.vertices) write_vertex(j, v);
+  return j.end_array().end_object().str();
 }
 
 void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostream& out) {
@@ -119,7 +88,7 @@ void print_summary(const RunReport& r, std::ostream& out) {
       << "  ranks: " << r.num_ranks << " started, " << r.computing_ranks << " computing; backend: " << r.backend << " ("
       << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n"
       << "  planner: " << r.planner << " for p = " << r.procs << "; predicted cost: "
-      << (r.predicted_cost ? json_number(*r.predicted_cost) + " floats (" + r.cost_model + " cost model)"
+      << (r.predicted_cost ? io::json_number(*r.predicted_cost) + " floats (" + r.cost_model + " cost model)"
                            : std::string("n/a"))
       << "\n";
   out << "  " << std::left << std::setw(16) << "vertex" << std::setw(20) << "equation" << std::setw(18) << "shape"

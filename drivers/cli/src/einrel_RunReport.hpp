@@ -2,6 +2,7 @@
 #define EINREL_RUNREPORT_HPP
 
 #include <einrel_Bound.hpp>
+#include <einrel_Json.hpp>
 #include <einrel_Traffic.hpp>
 
 #include <optional>
@@ -20,7 +21,7 @@ struct OperandReport {
   std::string steps;  // redistribute::steps_text, for collectives
 };
 
-// What `einrel run` measured for one EinSum vertex (DESIGN.md §4.2).
+// What `einrel run` measured for one EinSum vertex (docs/cli.md).
 struct VertexReport {
   std::string name;
   std::string equation;
@@ -68,19 +69,16 @@ struct RunReport {
   Extent floats_moved() const;
 };
 
-// `s` as a JSON string, quoted and escaped; `x` with 9 significant digits. For every JSON the CLI writes.
-std::string json_string(const std::string& s);
-std::string json_number(double x);
-
-// The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (DESIGN.md §4.2),
+// The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (docs/cli.md),
 // plus the run's context (graph, ranks, backend, planner).
 std::string report_json(const RunReport& report);
 
-// The per-rank list of a run report or a dry run: [{"rank", "floats_sent", "floats_received",
-// "peak_block_bytes", "tuples"[, "peak_allocated_bytes"][, "estimated_peak_allocated_bytes"]}, ...], the
-// last two when `allocated` and `estimated` have an entry per rank.
-std::string ranks_json(const std::vector<engine::RankTraffic>& ranks, const std::vector<std::size_t>& allocated = {},
-                       const std::vector<std::size_t>& estimated = {});
+// The per-rank list of a run report or a dry run, as the value of the key `j` has just written:
+// [{"rank", "floats_sent", "floats_received", "peak_block_bytes", "tuples"[, "peak_allocated_bytes"]
+// [, "estimated_peak_allocated_bytes"]}, ...], the last two when `allocated` and `estimated` have an entry
+// per rank.
+void write_ranks(io::JsonWriter& j, const std::vector<engine::RankTraffic>& ranks,
+                 const std::vector<std::size_t>& allocated = {}, const std::vector<std::size_t>& estimated = {});
 
 // The per-rank table of the summary and of `einrel plan --ranks` (the largest figures only beyond 16 ranks).
 void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostream& out);

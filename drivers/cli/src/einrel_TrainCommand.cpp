@@ -2,6 +2,7 @@
 #include <einrel_Carried.hpp>
 #include <einrel_Gradient.hpp>
 #include <einrel_GraphFile.hpp>
+#include <einrel_Json.hpp>
 #include <einrel_RunData.hpp>
 #include <einrel_TrainCommand.hpp>
 #include <einrel_Wait.hpp>
@@ -38,29 +39,16 @@ double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memor
   return sum;
 }
 
-std::string number(double x) {
-  std::ostringstream s;
-  s << std::setprecision(17) << x;
-  return s.str();
-}
-
 std::string report_json(const TrainOptions& o, const partition::Plan& plan, int ranks, double carried,
                         const std::vector<double>& losses, const std::vector<double>& seconds,
                         const std::vector<Extent>& floats) {
-  auto list = [](const auto& xs) {
-    std::string s = "[";
-    for (std::size_t k = 0; k < xs.size(); ++k) s += (k ? ", " : "") + number(static_cast<double>(xs[k]));
-    return s + "]";
-  };
-  std::string params;
-  for (const std::string& p : o.params) params += (params.empty() ? "\"" : ", \"") + p + "\"";
-  return "{\n  \"command\": \"train\",\n  \"graph\": \"" + o.run.graph + "\",\n  \"loss\": \"" + o.loss +
-         "\",\n  \"params\": [" + params + "],\n  \"lr\": " + number(o.lr) +
-         ",\n  \"steps\": " + std::to_string(o.steps) + ",\n  \"planner\": \"" + plan.planner +
-         "\",\n  \"procs\": " + std::to_string(plan.procs) + ",\n  \"num_ranks\": " + std::to_string(ranks) +
-         ",\n  \"predicted_cost_per_step\": " + number(plan.total_cost + carried) +
-         ",\n  \"predicted_carried_cost_per_step\": " + number(carried) + ",\n  \"losses\": " + list(losses) +
-         ",\n  \"seconds_per_step\": " + list(seconds) + ",\n  \"floats_moved_per_step\": " + list(floats) + "\n}\n";
+  io::JsonWriter j = io::json_report();
+  j.member("command", "train").member("graph", o.run.graph).member("loss", o.loss).member("params", o.params);
+  j.member("lr", o.lr).member("steps", o.steps).member("planner", plan.planner).member("procs", plan.procs);
+  j.member("num_ranks", ranks).member("predicted_cost_per_step", plan.total_cost + carried);
+  j.member("predicted_carried_cost_per_step", carried).member("losses", losses);
+  j.member("seconds_per_step", seconds).member("floats_moved_per_step", floats);
+  return j.end_object().str();
 }
 
 }  // namespace
@@ -121,7 +109,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   out << "einrel train: " << options.steps << " SGD steps of " << options.run.graph << " on " << comm.size()
       << " rank(s), p = " << plan.procs << ", planner " << plan.planner << "\n";
   for (std::size_t k = 0; k < losses.size(); ++k)
-    out << "step " << k + 1 << ": loss " << number(losses[k]) << ", " << std::fixed << std::setprecision(6)
+    out << "step " << k + 1 << ": loss " << io::json_number(losses[k]) << ", " << std::fixed << std::setprecision(6)
         << seconds[k] << " s, " << floats[k] << " floats moved\n"
         << std::defaultfloat;
   out << "wrote " << params.size() << " parameter(s) to " << *options.run.output << "\n";
