@@ -1,5 +1,5 @@
 #include <einrel_Error.hpp>
-#include <einrel_Hdf5Io.hpp>
+#include <einrel_TestHdf5.hpp>
 
 #include <einrel_TestHelpers.hpp>
 #include <einrel_TestTempDir.hpp>

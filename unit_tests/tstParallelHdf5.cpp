@@ -2,8 +2,8 @@
 // no boxes, datasets in groups, scalars), checked against the serial reader and writer; errors agreed on
 // every rank; nothing left behind on failure.
 #include <einrel_Error.hpp>
-#include <einrel_Hdf5Io.hpp>
 #include <einrel_ParallelHdf5.hpp>
+#include <einrel_TestHdf5.hpp>
 
 #include <einrel_TestHelpers.hpp>
 #include <einrel_TestTempDir.hpp>

@@ -1,8 +1,8 @@
 // `einrel run` end to end inside one MPI job: every rank calls run_graph and computes its share.
 #include <einrel_Error.hpp>
 #include <einrel_GraphFile.hpp>
-#include <einrel_Hdf5Io.hpp>
 #include <einrel_RunCommand.hpp>
+#include <einrel_TestHdf5.hpp>
 
 #include <einrel_TestHelpers.hpp>
 #include <einrel_TestTempDir.hpp>

@@ -1,5 +1,5 @@
-#ifndef EINREL_HDF5IO_HPP
-#define EINREL_HDF5IO_HPP
+#ifndef EINREL_TESTHDF5_HPP
+#define EINREL_TESTHDF5_HPP
 
 #include <einrel_Bound.hpp>
 #include <einrel_Dtype.hpp>

@@ -1,7 +1,7 @@
 #include <einrel_AtomicFile.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_Hdf5Detail.hpp>
-#include <einrel_Hdf5Io.hpp>
+#include <einrel_TestHdf5.hpp>
 
 #include <filesystem>
 
