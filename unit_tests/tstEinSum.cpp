@@ -1,4 +1,5 @@
 #include <einrel_EinSum.hpp>
+#include <einrel_OpSemantics.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 #define EINREL_ACCUMULATE_HPP
 
 #include <einrel_Error.hpp>
-#include <einrel_Ops.hpp>
+#include <einrel_OpSemantics.hpp>
 #include <einrel_Tensor.hpp>
 
 #include <Kokkos_Core.hpp>

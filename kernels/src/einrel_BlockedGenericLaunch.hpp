@@ -5,6 +5,7 @@
 // (64 op combinations each: too many to compile in every translation unit that calls einsum).
 
 #include <einrel_BlockedGeneric.hpp>
+#include <einrel_OpSemantics.hpp>
 #include <einrel_SimdGenericLaunch.hpp>
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <einrel_EinSum.hpp>
 #include <einrel_EinsumIndexing.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_OpSemantics.hpp>
 #include <einrel_ResolvedEinSum.hpp>
 #include <einrel_Tensor.hpp>
 

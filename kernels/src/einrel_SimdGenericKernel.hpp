@@ -4,6 +4,7 @@
 // The micro-kernel and block loop of einrel_SimdGeneric.hpp, written once for any vector type (see
 // einrel_SimdIsaUnit.hpp for how an ISA's translation unit includes it).
 
+#include <einrel_OpSemantics.hpp>
 #include <einrel_SimdGeneric.hpp>
 #include <einrel_SimdIsaUnit.hpp>
 

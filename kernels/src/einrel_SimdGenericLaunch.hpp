@@ -5,6 +5,7 @@
 // micro-kernels of einrel_SimdGeneric.hpp read, blocks of Z computed in parallel on the execution space.
 
 #include <einrel_BlockedGeneric.hpp>
+#include <einrel_OpSemantics.hpp>
 #include <einrel_SimdGeneric.hpp>
 
 #include <Kokkos_Core.hpp>
