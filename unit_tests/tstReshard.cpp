@@ -59,12 +59,11 @@ TEST(DeviceMesh, ParsesAxesMinorFirstAndFactorsThemIntoPrimes) {
 }
 
 TEST(DeviceMesh, ErrorsAreOneLineWithTheColumn) {
-  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=4,x=2"); }), "--mesh:1:5: mesh axis 'x' is named twice");
-  EXPECT_EQ(error_of([] { DeviceMesh::parse("x4"); }),
-            "--mesh:1:3: expected '=' after the axis name, found end of text");
-  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=0"); }), "--mesh:1:1: mesh axis 'x' needs a size from 1 to 2^20");
-  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2;y=3"); }), "--mesh:1:4: expected end of text, found ';'");
-  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2,\x1c"); }), "--mesh:1:5: expected an axis name, found '\\x1c'");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=4,x=2"); }), "mesh:1:5: mesh axis 'x' is named twice");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x4"); }), "mesh:1:3: expected '=' after the axis name, found end of text");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=0"); }), "mesh:1:1: mesh axis 'x' needs a size from 1 to 2^20");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2;y=3"); }), "mesh:1:4: expected end of text, found ';'");
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2,\x1c"); }), "mesh:1:5: expected an axis name, found '\\x1c'");
 }
 
 TEST(DistType, ParsesThePapersNotationAndPendingReductions) {
@@ -211,21 +210,95 @@ namespace {
 // on the prime-factored mesh with the typing rules of Fig. 8 (multi-axis, §7.1: allgather and alltoall move
 // the minor-most axes of a dimension) and allpermute to any type of the same local shape, every type within
 // the memory height.
-Extent reference_optimum(const DeviceMesh& primes, const DistType& from, const DistType& to) {
+class ReferenceSearch {
+ public:
   using Key = std::vector<std::vector<std::string>>;
-  auto key = [](const DistType& t) {
+
+  ReferenceSearch(const DeviceMesh& primes, const DistType& from)
+      : primes_(primes), from_(from), height_(local_size(from, primes)) {}
+
+  Extent cheapest(const DistType& to) {
+    height_ = std::max(height_, local_size(to, primes_));
+    relax(key(from_), 0);
+    while (!queue_.empty()) {
+      const auto [c, k] = *queue_.begin();
+      queue_.erase(queue_.begin());
+      if (k == key(to)) return c;
+      const std::vector<Extent> shape = local_shape(type_of(k), primes_);
+      for (std::size_t i = 0; i < k.size(); ++i) {
+        gathers_and_alltoalls(k, i, c, shape);
+        dynslices(k, i, c, shape[i]);
+      }
+      for (const Key& p : same_shape(shape)) relax(p, c + num_elements(shape));  // allpermute
+    }
+    return -1;
+  }
+
+ private:
+  static Key key(const DistType& t) {
     Key k;
     for (const DistDim& d : t.dims) k.push_back(d.axes);
     return k;
-  };
-  auto type_of = [&](const Key& k) {
-    DistType t = from;
+  }
+  DistType type_of(const Key& k) const {
+    DistType t = from_;
     for (std::size_t i = 0; i < k.size(); ++i) t.dims[i].axes = k[i];
     return t;
-  };
-  const Extent height = std::max(local_size(from, primes), local_size(to, primes));
-  // every syntactic type with a given local shape (for allpermute)
-  auto same_shape = [&](const std::vector<Extent>& shape) {
+  }
+
+  void relax(const Key& k, Extent c) {
+    if (local_size(type_of(k), primes_) > height_) return;
+    const auto it = dist_.find(k);
+    if (it != dist_.end() && it->second <= c) return;
+    if (it != dist_.end()) queue_.erase({it->second, k});
+    dist_[k] = c;
+    queue_.insert({c, k});
+  }
+
+  // allgather of the n minor-most axes of dimension i (cost: the local size after), or alltoall of them to
+  // another dimension j whose tile they divide (cost: the local size before).
+  void gathers_and_alltoalls(const Key& k, std::size_t i, Extent c, const std::vector<Extent>& shape) {
+    const Extent size = num_elements(shape);
+    Extent moved = 1;
+    for (std::size_t n = 1; n <= k[i].size(); ++n) {
+      moved *= primes_.axis_size(k[i][n - 1]);
+      Key g = k;
+      g[i].erase(g[i].begin(), g[i].begin() + static_cast<std::ptrdiff_t>(n));
+      relax(g, c + size * moved);
+      for (std::size_t j = 0; j < k.size(); ++j)
+        if (j != i && shape[j] % moved == 0) {
+          Key a = g;
+          a[j].insert(a[j].begin(), k[i].begin(), k[i].begin() + static_cast<std::ptrdiff_t>(n));
+          relax(a, c + size);
+        }
+    }
+  }
+
+  // dynslice: any ordered sequence of free axes whose product divides the tile (free).
+  void dynslices(const Key& k, std::size_t i, Extent c, Extent tile) {
+    std::set<std::string> busy;
+    for (const auto& d : k) busy.insert(d.begin(), d.end());
+    std::vector<std::string> seq;
+    std::function<void(Extent)> slice = [&](Extent product) {
+      if (!seq.empty()) {
+        Key d = k;
+        d[i].insert(d[i].begin(), seq.begin(), seq.end());
+        relax(d, c);
+      }
+      for (const MeshAxis& a : primes_.axes())
+        if (!busy.count(a.name) && tile % (product * a.size) == 0) {
+          busy.insert(a.name);
+          seq.push_back(a.name);
+          slice(product * a.size);
+          seq.pop_back();
+          busy.erase(a.name);
+        }
+    };
+    slice(1);
+  }
+
+  // Every syntactic type with the local shape `shape` (the targets of an allpermute).
+  std::vector<Key> same_shape(const std::vector<Extent>& shape) const {
     std::vector<Key> out;
     Key k(shape.size());
     std::set<std::string> used;
@@ -235,10 +308,10 @@ Extent reference_optimum(const DeviceMesh& primes, const DistType& from, const D
         return;
       }
       if (rest == 1) {
-        fill(i + 1, i + 1 < shape.size() ? from.dims[i + 1].global / shape[i + 1] : 1);
+        fill(i + 1, i + 1 < shape.size() ? from_.dims[i + 1].global / shape[i + 1] : 1);
         return;
       }
-      for (const MeshAxis& a : primes.axes())
+      for (const MeshAxis& a : primes_.axes())
         if (!used.count(a.name) && rest % a.size == 0) {
           used.insert(a.name);
           k[i].push_back(a.name);
@@ -247,70 +320,19 @@ Extent reference_optimum(const DeviceMesh& primes, const DistType& from, const D
           used.erase(a.name);
         }
     };
-    if (!shape.empty()) fill(0, from.dims[0].global / shape[0]);
+    if (!shape.empty()) fill(0, from_.dims[0].global / shape[0]);
     return out;
-  };
-  std::map<Key, Extent> dist;
-  std::set<std::pair<Extent, Key>> queue;
-  auto relax = [&](const Key& k, Extent c) {
-    if (local_size(type_of(k), primes) > height) return;
-    const auto it = dist.find(k);
-    if (it != dist.end() && it->second <= c) return;
-    if (it != dist.end()) queue.erase({it->second, k});
-    dist[k] = c;
-    queue.insert({c, k});
-  };
-  relax(key(from), 0);
-  while (!queue.empty()) {
-    const Extent c = queue.begin()->first;  // not a structured binding: the lambdas below capture it
-    const Key k = queue.begin()->second;
-    queue.erase(queue.begin());
-    if (k == key(to)) return c;
-    const DistType t = type_of(k);
-    const std::vector<Extent> shape = local_shape(t, primes);
-    const Extent size = num_elements(shape);
-    std::set<std::string> busy;
-    for (const auto& d : k) busy.insert(d.begin(), d.end());
-    std::vector<std::string> free;
-    for (const MeshAxis& a : primes.axes())
-      if (!busy.count(a.name)) free.push_back(a.name);
-    for (std::size_t i = 0; i < k.size(); ++i) {
-      Extent moved = 1;
-      for (std::size_t n = 1; n <= k[i].size(); ++n) {
-        moved *= primes.axis_size(k[i][n - 1]);
-        Key g = k;
-        g[i].erase(g[i].begin(), g[i].begin() + static_cast<std::ptrdiff_t>(n));
-        relax(g, c + size * moved);  // allgather: the local size after
-        for (std::size_t j = 0; j < k.size(); ++j)
-          if (j != i && shape[j] % moved == 0) {
-            Key a = g;
-            a[j].insert(a[j].begin(), k[i].begin(), k[i].begin() + static_cast<std::ptrdiff_t>(n));
-            relax(a, c + size);
-          }
-      }
-      // dynslice: any ordered sequence of free axes whose product divides the tile
-      std::vector<std::string> seq;
-      std::set<std::string> taken;
-      std::function<void(Extent)> slice = [&](Extent product) {
-        if (!seq.empty()) {
-          Key d = k;
-          d[i].insert(d[i].begin(), seq.begin(), seq.end());
-          relax(d, c);
-        }
-        for (const std::string& a : free)
-          if (!taken.count(a) && shape[i] % (product * primes.axis_size(a)) == 0) {
-            taken.insert(a);
-            seq.push_back(a);
-            slice(product * primes.axis_size(a));
-            seq.pop_back();
-            taken.erase(a);
-          }
-      };
-      slice(1);
-    }
-    for (const Key& p : same_shape(shape)) relax(p, c + size);
   }
-  return -1;
+
+  const DeviceMesh& primes_;
+  const DistType from_;
+  Extent height_;
+  std::map<Key, Extent> dist_;
+  std::set<std::pair<Extent, Key>> queue_;
+};
+
+Extent reference_optimum(const DeviceMesh& primes, const DistType& from, const DistType& to) {
+  return ReferenceSearch(primes, from).cheapest(to);
 }
 
 // What a synthesized sequence moves per rank, and the temporaries its execution holds at once (what the

@@ -225,146 +225,156 @@ class Backward {
 
   std::string base_of(VertexId v) const { return "grad_" + g_.vertex(v).name + "__"; }
 
-  void backward(VertexId z) {
-    const Vertex zv = g_.vertex(z);
-    const ResolvedEinSum rz = g_.resolved(z);  // a copy: adding vertices moves the graph's own
-    const EinSum e = *zv.einsum;
-    const std::vector<VertexId> ops = zv.inputs;
-    const std::string u = e.unique_labels(), base = base_of(z);
-    const bool aggregates = !e.aggregated_labels().empty();
-    const Term G{sum_of(z), e.output};
+  // The vertex Z being differentiated: its EinSum and operands, and the terms over all its labels u that
+  // the rules share, U = join of the operands and V = f(U), each made at most once.
+  struct Site {
+    Site(Backward& backward, VertexId vertex)
+        : b(backward),
+          z(vertex),
+          rz(b.g_.resolved(z)),
+          e(*b.g_.vertex(z).einsum),
+          ops(b.g_.vertex(z).inputs),
+          u(e.unique_labels()),
+          base(b.base_of(z)),
+          aggregates(!e.aggregated_labels().empty()) {}
 
     // m(U) over all labels u, one vertex (or an existing one: Z itself when nothing is aggregated, X for a
     // unary einsum's U).
-    auto of_joined = [&](MapOp m) -> Term {
+    Term of_joined(MapOp m) {
       if (e.arity() == 1 && m.kind == MapKind::identity) return {ops[0], e.inputs[0]};
       if (!aggregates && m == e.map) return {z, e.output};
       std::vector<Term> terms{{ops[0], e.inputs[0]}};
       if (e.arity() == 2) terms.push_back({ops[1], e.inputs[1]});
-      return {add(terms, u, e.join, m, base), u};
-    };
-    std::optional<Term> v_cache, u_cache;
-    auto V = [&] { return v_cache ? *v_cache : *(v_cache = of_joined(e.map)); };
-    auto U = [&] { return u_cache ? *u_cache : *(u_cache = of_joined({})); };
-    auto unary_of = [&](const Term& t, MapOp m) -> Term {
-      return {add({t}, t.labels, JoinOp::mul, m, base), t.labels};
-    };
-    auto times = [&](const Term& g, const Term& d, JoinOp join = JoinOp::mul, MapOp m = {}) -> Term {
-      return {add({g, d}, u, join, m, base), u};
-    };
-
-    // 1. Through the aggregation: the gradient of V, constant along labels it lacks.
-    Term GV = G;
-    if (aggregates && e.agg != AggOp::sum) {
-      const Term v = V();
-      if (e.agg == AggOp::prod) {
-        // d prod / d v_i = Z / v_i: exact where no factor is 0 (there it is inf or NaN, docs/gradient.md).
-        const Term w{add({G, {z, e.output}}, e.output, JoinOp::mul, {}, base), e.output};
-        GV = times(w, v, JoinOp::div);
-      } else {
-        // max/min: the gradient goes to where V equals Z, shared evenly among ties.
-        const Term mask = times(v, {z, e.output}, JoinOp::eq);
-        const Term count{add({mask}, e.output, JoinOp::mul, {}, base), e.output};
-        const Term w{add({G, count}, e.output, JoinOp::div, {}, base), e.output};
-        GV = times(mask, w);
-      }
+      return {b.add(terms, u, e.join, m, base), u};
+    }
+    Term V() { return v_cache ? *v_cache : *(v_cache = of_joined(e.map)); }
+    Term U() { return u_cache ? *u_cache : *(u_cache = of_joined({})); }
+    Term unary_of(const Term& t, MapOp m) { return {b.add({t}, t.labels, JoinOp::mul, m, base), t.labels}; }
+    Term times(const Term& g, const Term& d, JoinOp join = JoinOp::mul, MapOp m = {}) {
+      return {b.add({g, d}, u, join, m, base), u};
     }
 
-    // 2. Through the map f: the gradient of U. Empty where f' is 0 almost everywhere (sign).
-    std::optional<Term> GU;
+    Backward& b;
+    const VertexId z;
+    const ResolvedEinSum rz;  // a copy: adding vertices moves the graph's own
+    const EinSum e;
+    const std::vector<VertexId> ops;
+    const std::string u, base;
+    const bool aggregates;
+    std::optional<Term> v_cache, u_cache;
+  };
+
+  void backward(VertexId z) {
+    Site s(*this, z);
+    const Term G{sum_of(z), s.e.output};
+    if (const std::optional<Term> GU = through_map(s, through_aggregation(s, G))) through_join(s, *GU);
+  }
+
+  // 1. Through the aggregation: the gradient of V, constant along labels it lacks.
+  Term through_aggregation(Site& s, const Term& G) {
+    const EinSum& e = s.e;
+    if (!s.aggregates || e.agg == AggOp::sum) return G;
+    const Term v = s.V();
+    if (e.agg == AggOp::prod) {
+      // d prod / d v_i = Z / v_i: exact where no factor is 0 (there it is inf or NaN, docs/gradient.md).
+      const Term w{add({G, {s.z, e.output}}, e.output, JoinOp::mul, {}, s.base), e.output};
+      return s.times(w, v, JoinOp::div);
+    }
+    // max/min: the gradient goes to where V equals Z, shared evenly among ties.
+    const Term mask = s.times(v, {s.z, e.output}, JoinOp::eq);
+    const Term count{add({mask}, e.output, JoinOp::mul, {}, s.base), e.output};
+    const Term w{add({G, count}, e.output, JoinOp::div, {}, s.base), e.output};
+    return s.times(mask, w);
+  }
+
+  // 2. Through the map f: the gradient of U. None where f' is 0 almost everywhere (sign).
+  std::optional<Term> through_map(Site& s, const Term& GV) {
+    const EinSum& e = s.e;
     const double c = e.map.constant;
     switch (e.map.kind) {
       case MapKind::identity:
       case MapKind::shift:
-        GU = GV;
-        break;
+        return GV;
       case MapKind::neg:
-        GU = unary_of(GV, {MapKind::neg, 0.0});
-        break;
+        return s.unary_of(GV, {MapKind::neg, 0.0});
       case MapKind::scale:
-        GU = unary_of(GV, e.map);
-        break;
+        return s.unary_of(GV, e.map);
       case MapKind::exp:
-        GU = times(GV, V());
-        break;
+        return s.times(GV, s.V());
       case MapKind::log:
-        GU = times(GV, U(), JoinOp::div);
-        break;
+        return s.times(GV, s.U(), JoinOp::div);
       case MapKind::abs:
-        GU = times(GV, of_joined({MapKind::sign, 0.0}));  // 0 at 0
-        break;
+        return s.times(GV, s.of_joined({MapKind::sign, 0.0}));  // 0 at 0
       case MapKind::relu:
-        GU = times(GV, unary_of(V(), {MapKind::sign, 0.0}));  // sign(relu(u)): 1 where u > 0, else 0
-        break;
+        return s.times(GV, s.unary_of(s.V(), {MapKind::sign, 0.0}));  // sign(relu(u)): 1 where u > 0, else 0
       case MapKind::square:
-        GU = times(GV, U(), JoinOp::mul, {MapKind::scale, 2.0});
-        break;
+        return s.times(GV, s.U(), JoinOp::mul, {MapKind::scale, 2.0});
       case MapKind::sqrt:
-        GU = times(GV, V(), JoinOp::div, {MapKind::scale, 0.5});
-        break;
+        return s.times(GV, s.V(), JoinOp::div, {MapKind::scale, 0.5});
       case MapKind::tanh: {
-        const Term v = V();  // 1 − v²
-        GU = times(GV, times(v, v, JoinOp::mul, {MapKind::shift, -1.0}), JoinOp::mul, {MapKind::neg, 0.0});
-        break;
+        const Term v = s.V();  // 1 − v²
+        return s.times(GV, s.times(v, v, JoinOp::mul, {MapKind::shift, -1.0}), JoinOp::mul, {MapKind::neg, 0.0});
       }
       case MapKind::sigmoid: {
-        const Term v = V();  // v (1 − v)
-        GU = times(GV, times(v, unary_of(v, {MapKind::shift, -1.0}), JoinOp::mul, {MapKind::neg, 0.0}));
-        break;
+        const Term v = s.V();  // v (1 − v)
+        return s.times(GV, s.times(v, s.unary_of(v, {MapKind::shift, -1.0}), JoinOp::mul, {MapKind::neg, 0.0}));
       }
       case MapKind::pow:
-        if (c != 0.0) GU = times(GV, of_joined({MapKind::pow, c - 1.0}), JoinOp::mul, {MapKind::scale, c});
-        break;
+        if (c == 0.0) return std::nullopt;
+        return s.times(GV, s.of_joined({MapKind::pow, c - 1.0}), JoinOp::mul, {MapKind::scale, c});
       case MapKind::sign:
-        break;
+        return std::nullopt;
     }
-    if (!GU) return;
+    return std::nullopt;
+  }
 
-    // 3. Through the join to each operand that leads to a w.
-    const auto wants = [&](std::size_t k) { return active_[ops[k]]; };
+  // 3. Through the join to each operand that leads to a w.
+  void through_join(Site& s, const Term& GU) {
+    const EinSum& e = s.e;
+    const auto wants = [&](std::size_t k) { return active_[s.ops[k]]; };
     if (e.arity() == 1) {
-      if (wants(0)) contribute(ops[0], e.inputs[0], {*GU}, JoinOp::mul, 1.0, rz);
+      if (wants(0)) contribute(s.ops[0], e.inputs[0], {GU}, JoinOp::mul, 1.0, s.rz);
       return;
     }
-    const Term X{ops[0], e.inputs[0]}, Y{ops[1], e.inputs[1]};
+    const Term X{s.ops[0], e.inputs[0]}, Y{s.ops[1], e.inputs[1]};
     const std::string& lx = X.labels;
     const std::string& ly = Y.labels;
     switch (e.join) {
       case JoinOp::mul:  // the label-swapping rule
-        if (wants(0)) contribute(X.v, lx, {*GU, Y}, JoinOp::mul, 1.0, rz);
-        if (wants(1)) contribute(Y.v, ly, {*GU, X}, JoinOp::mul, 1.0, rz);
+        if (wants(0)) contribute(X.v, lx, {GU, Y}, JoinOp::mul, 1.0, s.rz);
+        if (wants(1)) contribute(Y.v, ly, {GU, X}, JoinOp::mul, 1.0, s.rz);
         break;
       case JoinOp::add:
       case JoinOp::sub:
-        if (wants(0)) contribute(X.v, lx, {*GU}, JoinOp::mul, 1.0, rz);
-        if (wants(1)) contribute(Y.v, ly, {*GU}, JoinOp::mul, e.join == JoinOp::sub ? -1.0 : 1.0, rz);
+        if (wants(0)) contribute(X.v, lx, {GU}, JoinOp::mul, 1.0, s.rz);
+        if (wants(1)) contribute(Y.v, ly, {GU}, JoinOp::mul, e.join == JoinOp::sub ? -1.0 : 1.0, s.rz);
         break;
       case JoinOp::div:  // d(x/y)/dx = 1/y, d(x/y)/dy = −(x/y)/y
-        if (wants(0)) contribute(X.v, lx, {*GU, Y}, JoinOp::div, 1.0, rz);
-        if (wants(1)) contribute(Y.v, ly, {times(*GU, U()), Y}, JoinOp::div, -1.0, rz);
+        if (wants(0)) contribute(X.v, lx, {GU, Y}, JoinOp::div, 1.0, s.rz);
+        if (wants(1)) contribute(Y.v, ly, {s.times(GU, s.U()), Y}, JoinOp::div, -1.0, s.rz);
         break;
       case JoinOp::max:
       case JoinOp::min: {
         // Where X won (ties: X) the gradient goes to X, elsewhere to Y.
-        const Term won = times(U(), X, JoinOp::eq);
-        if (wants(0)) contribute(X.v, lx, {*GU, won}, JoinOp::mul, 1.0, rz);
-        if (wants(1)) contribute(Y.v, ly, {*GU, times(*GU, won)}, JoinOp::sub, 1.0, rz);
+        const Term won = s.times(s.U(), X, JoinOp::eq);
+        if (wants(0)) contribute(X.v, lx, {GU, won}, JoinOp::mul, 1.0, s.rz);
+        if (wants(1)) contribute(Y.v, ly, {GU, s.times(GU, won)}, JoinOp::sub, 1.0, s.rz);
         break;
       }
       case JoinOp::sqdiff: {
-        const Term diff{add({X, Y}, u, JoinOp::sub, {}, base), u};
-        if (wants(0)) contribute(X.v, lx, {*GU, diff}, JoinOp::mul, 2.0, rz);
-        if (wants(1)) contribute(Y.v, ly, {*GU, diff}, JoinOp::mul, -2.0, rz);
+        const Term diff{add({X, Y}, s.u, JoinOp::sub, {}, s.base), s.u};
+        if (wants(0)) contribute(X.v, lx, {GU, diff}, JoinOp::mul, 2.0, s.rz);
+        if (wants(1)) contribute(Y.v, ly, {GU, diff}, JoinOp::mul, -2.0, s.rz);
         break;
       }
       case JoinOp::absdiff: {
-        const Term sign{add({X, Y}, u, JoinOp::sub, {MapKind::sign, 0.0}, base), u};  // 0 where x = y
-        if (wants(0)) contribute(X.v, lx, {*GU, sign}, JoinOp::mul, 1.0, rz);
-        if (wants(1)) contribute(Y.v, ly, {*GU, sign}, JoinOp::mul, -1.0, rz);
+        const Term sign{add({X, Y}, s.u, JoinOp::sub, {MapKind::sign, 0.0}, s.base), s.u};  // 0 where x = y
+        if (wants(0)) contribute(X.v, lx, {GU, sign}, JoinOp::mul, 1.0, s.rz);
+        if (wants(1)) contribute(Y.v, ly, {GU, sign}, JoinOp::mul, -1.0, s.rz);
         break;
       }
       case JoinOp::first:
-        if (wants(0)) contribute(X.v, lx, {*GU}, JoinOp::mul, 1.0, rz);
+        if (wants(0)) contribute(X.v, lx, {GU}, JoinOp::mul, 1.0, s.rz);
         break;
       case JoinOp::eq:  // piecewise constant
         break;
@@ -447,12 +457,12 @@ struct Differentiated {
 
 Differentiated differentiate(const Graph& graph, std::string_view loss, const std::vector<std::string>& wrt) {
   const auto l = graph.find(loss);
-  if (!l) throw Error("gradient: the graph has no vertex named '" + std::string(loss) + "' (--loss)");
+  if (!l) throw Error("gradient: the graph has no vertex named '" + std::string(loss) + "' (the loss)");
   std::map<VertexId, VertexId> copy;
   Differentiated d{loss_subgraph(graph, *l, copy), copy.at(*l), {}, {}};
   for (const std::string& name : wrt) {
     const auto w = graph.find(name);
-    if (!w) throw Error("gradient: the graph has no input named '" + name + "' (--wrt)");
+    if (!w) throw Error("gradient: the graph has no input named '" + name + "' to differentiate with respect to");
     if (!graph.vertex(*w).is_input()) throw not_an_input(name);
     d.wrt.push_back(copy.at(*w));
   }

@@ -203,87 +203,122 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
                           ranks);
 }
 
-void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
-  TransitionChooser chooser(ranks_, policy_, model);
-  deferred_.assign(graph.size(), false);
-  transitions_.assign(graph.size(), {});
-  std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers(graph.size());
-  for (VertexId v = 0; v < graph.size(); ++v)
-    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
-      readers[graph.vertex(v).inputs[k]].emplace_back(v, k);
-  std::vector<std::optional<Transition>> to_reader(graph.size());  // chosen with the deferral of a producer
+// One pass over the vertices in order: each one's operand transitions, then whether an element-wise
+// vertex combines two partial results where they lie, and whether its own reduction is deferred to its
+// one reader's collectives.
+class Schedule::TransitionPass {
+ public:
+  TransitionPass(Schedule& s, const Graph& graph, const CommModel& model)
+      : s_(s),
+        graph_(graph),
+        model_(model),
+        chooser_(s.ranks_, s.policy_, model),
+        readers_(graph.size()),
+        to_reader_(graph.size()) {
+    for (VertexId v = 0; v < graph.size(); ++v)
+      for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
+        readers_[graph.vertex(v).inputs[k]].emplace_back(v, k);
+  }
+
+  void run() {
+    s_.deferred_.assign(graph_.size(), false);
+    s_.transitions_.assign(graph_.size(), {});
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      if (graph_.vertex(v).is_input()) continue;
+      if (s_.policy_ != TransitionPolicy::point_to_point && s_.ranks_ > 1) combine_partials(v);
+      operand_transitions(v);
+      choose_reduction(v);
+    }
+  }
+
+ private:
+  std::size_t element_bytes(VertexId v) const { return dtype_bytes(graph_.vertex(v).dtype); }
+
   // The model's time for producer `in` reaching its one reader as decided at its turn.
-  auto reaching = [&](VertexId in, VertexId reader, std::size_t k) {
-    const double reduce =
-        deferred_[in] ? 0 : reduction_seconds(*vertices_[in], dtype_bytes(graph.vertex(in).dtype), model);
-    return reduce + (to_reader[in] ? to_reader[in]->seconds
-                                   : chooser
-                                         .choose(*layouts_[in], vertices_[reader]->operand_layout(k),
-                                                 dtype_bytes(graph.vertex(in).dtype))
-                                         .seconds);
-  };
+  double reaching(VertexId in, VertexId reader, std::size_t k) {
+    const double reduce = s_.deferred_[in] ? 0 : reduction_seconds(*s_.vertices_[in], element_bytes(in), model_);
+    return reduce + (to_reader_[in]
+                         ? to_reader_[in]->seconds
+                         : chooser_.choose(*s_.layouts_[in], s_.vertices_[reader]->operand_layout(k), element_bytes(in))
+                               .seconds);
+  }
+
   // Whether element-wise vertex v can combine two partial results as they are (deferred(v)), and then does.
-  auto combine_partials = [&](VertexId v) {
-    const Vertex& vertex = graph.vertex(v);
+  void combine_partials(VertexId v) {
+    const Vertex& vertex = graph_.vertex(v);
     const EinSum& e = vertex.resolved->einsum();
-    if (vertex.inputs.size() != 2 || vertex.inputs[0] == vertex.inputs[1] || kept_[v] || readers[v].size() != 1 ||
+    if (vertex.inputs.size() != 2 || vertex.inputs[0] == vertex.inputs[1] || s_.kept_[v] || readers_[v].size() != 1 ||
         e.map.kind != MapKind::identity || e.inputs[0] != e.output || e.inputs[1] != e.output)
       return;
     const VertexId P = vertex.inputs[0], Q = vertex.inputs[1];
     for (VertexId in : {P, Q}) {
-      const Vertex& producer = graph.vertex(in);
-      if (producer.is_input() || vertices_[in]->group_size() == 1 || kept_[in] || readers[in].size() != 1 ||
+      const Vertex& producer = graph_.vertex(in);
+      if (producer.is_input() || s_.vertices_[in]->group_size() == 1 || s_.kept_[in] || readers_[in].size() != 1 ||
           join_of(producer.resolved->einsum().agg) != e.join || producer.dtype != vertex.dtype)
         return;
     }
-    const BlockLayout partials = vertices_[P]->partial_layout();
-    if (!(vertices_[Q]->partial_layout() == partials)) return;
-    const auto [w, k] = readers[v][0];
-    const std::size_t element = dtype_bytes(vertex.dtype);
-    std::optional<Transition> combined = chooser.from_partials(partials, graph.vertex(P).resolved->einsum().agg,
-                                                               vertices_[w]->operand_layout(k), element);
+    const BlockLayout partials = s_.vertices_[P]->partial_layout();
+    if (!(s_.vertices_[Q]->partial_layout() == partials)) return;
+    const auto [w, k] = readers_[v][0];
+    const std::size_t element = element_bytes(v);
+    std::optional<Transition> combined = chooser_.from_partials(partials, graph_.vertex(P).resolved->einsum().agg,
+                                                                s_.vertices_[w]->operand_layout(k), element);
     if (!combined) return;
     const double apart =
         reaching(P, v, 0) + reaching(Q, v, 1) +
-        chooser.choose(vertices_[v]->output_layout(), vertices_[w]->operand_layout(k), element).seconds;
-    if (policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
-    vertices_[v].emplace(vertex, partials);
-    for (VertexId in : {P, Q, v}) deferred_[in] = true, layouts_[in] = partials;
-    for (VertexId in : {P, Q}) to_reader[in] = chooser.choose(partials, partials, element);  // nothing moves
-    to_reader[v] = std::move(combined);
-  };
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    if (policy_ != TransitionPolicy::point_to_point && ranks_ > 1) combine_partials(v);
-    const VertexSchedule& vs = *vertices_[v];
+        chooser_.choose(s_.vertices_[v]->output_layout(), s_.vertices_[w]->operand_layout(k), element).seconds;
+    if (s_.policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
+    s_.vertices_[v].emplace(vertex, partials);
+    for (VertexId in : {P, Q, v}) s_.deferred_[in] = true, s_.layouts_[in] = partials;
+    for (VertexId in : {P, Q}) to_reader_[in] = chooser_.choose(partials, partials, element);  // nothing moves
+    to_reader_[v] = std::move(combined);
+  }
+
+  void operand_transitions(VertexId v) {
+    const Vertex& vertex = graph_.vertex(v);
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];
-      if (shared_[v][k])
-        transitions_[v].emplace_back();
-      else if (to_reader[in])
-        transitions_[v].push_back(*to_reader[in]);
+      if (s_.shared_[v][k])
+        s_.transitions_[v].emplace_back();
+      else if (to_reader_[in])
+        s_.transitions_[v].push_back(*to_reader_[in]);
       else
-        transitions_[v].push_back(
-            chooser.choose(*layouts_[in], vs.operand_layout(k), dtype_bytes(graph.vertex(in).dtype)));
-    }
-    if (vs.group_size() == 1 || kept_[v] || readers[v].size() != 1 || vs.on_partials()) continue;
-    const auto [w, k] = readers[v][0];
-    const BlockLayout& to = vertices_[w]->operand_layout(k);
-    const std::size_t element = dtype_bytes(vertex.dtype);
-    const BlockLayout partials = vs.partial_layout();
-    std::optional<Transition> deferred = chooser.from_partials(partials, vertex.resolved->einsum().agg, to, element);
-    if (!deferred) continue;
-    Transition reduced = chooser.choose(*layouts_[v], to, element);
-    if (policy_ == TransitionPolicy::collectives ||
-        deferred->seconds <= reduction_seconds(vs, element, model) + reduced.seconds) {
-      deferred_[v] = true;
-      layouts_[v] = partials;
-      to_reader[v] = std::move(deferred);
-    } else {
-      to_reader[v] = std::move(reduced);
+        s_.transitions_[v].push_back(
+            chooser_.choose(*s_.layouts_[in], s_.vertices_[v]->operand_layout(k), element_bytes(in)));
     }
   }
+
+  // Reduce v's partial results to its owners, or leave them for its one reader's collectives.
+  void choose_reduction(VertexId v) {
+    const VertexSchedule& vs = *s_.vertices_[v];
+    if (vs.group_size() == 1 || s_.kept_[v] || readers_[v].size() != 1 || vs.on_partials()) return;
+    const auto [w, k] = readers_[v][0];
+    const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
+    const std::size_t element = element_bytes(v);
+    std::optional<Transition> deferred =
+        chooser_.from_partials(vs.partial_layout(), graph_.vertex(v).resolved->einsum().agg, to, element);
+    if (!deferred) return;
+    Transition reduced = chooser_.choose(*s_.layouts_[v], to, element);
+    if (s_.policy_ == TransitionPolicy::collectives ||
+        deferred->seconds <= reduction_seconds(vs, element, model_) + reduced.seconds) {
+      s_.deferred_[v] = true;
+      s_.layouts_[v] = vs.partial_layout();
+      to_reader_[v] = std::move(deferred);
+    } else {
+      to_reader_[v] = std::move(reduced);
+    }
+  }
+
+  Schedule& s_;
+  const Graph& graph_;
+  const CommModel& model_;
+  TransitionChooser chooser_;
+  std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers_;
+  std::vector<std::optional<Transition>> to_reader_;  // chosen with the deferral of a producer
+};
+
+void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
+  TransitionPass(*this, graph, model).run();
 }
 
 const Transition& Schedule::transition(VertexId v, std::size_t k) const {

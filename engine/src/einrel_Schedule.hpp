@@ -12,7 +12,7 @@
 
 namespace einrel::engine {
 
-// How one EinSum vertex with partition vector d runs on R ranks (DESIGN.md §6; TRA paper §4: a shuffle
+// How one EinSum vertex with partition vector d runs on R ranks (docs/engine.md; TRA paper §4: a shuffle
 // of each operand to the sites of its join tuples, local joins, local aggregation, then a shuffle of the
 // partial results to the owner of each output block). Pure: fixed by the vertex, d and R alone.
 //
@@ -95,7 +95,7 @@ class Schedule {
   // (nothing aggregated) with the labels of that operand in the same order, the operand is an
   // intermediate value that dies at v (v reads it once and is its last reader; earlier readers have run),
   // and it already lies in v's layout, which is v's output layout.
-  // Then v takes no new blocks and moves nothing for that operand (DESIGN.md §6; docs/engine.md).
+  // Then v takes no new blocks and moves nothing for that operand (docs/engine.md).
   bool in_place(VertexId v) const { return in_place_[v]; }
   TransitionPolicy transition_policy() const { return policy_; }
   // How operand k of EinSum vertex v moves from layout(producer) to operand_layout(k): point-to-point or
@@ -126,6 +126,7 @@ class Schedule {
   // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
   // producer's deferral is decided before its reader's operands).
   void choose_transitions(const Graph& graph, const CommModel& model);
+  class TransitionPass;  // choose_transitions' state (einrel_Schedule.cpp)
 
   int ranks_;
   TransitionPolicy policy_;
