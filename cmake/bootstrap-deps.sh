@@ -5,7 +5,7 @@
 #   * Kokkos (OpenMP + Serial), Kokkos Kernels (BLAS + BATCHED, OpenBLAS underneath) and Teuchos (MPICH)
 #     built from Debian's own `trilinos` source package into a prefix keyed by a version stamp.
 # Debian's libtrilinos-* binaries are not used: their Kokkos is Serial-only and their Teuchos links
-# Open MPI (DESIGN.md §8).
+# Open MPI (docs/dependencies.md).
 #
 # Backends (`--backend NAME`, default openmp), each in its own prefix with its own version stamp:
 #   openmp  Kokkos OpenMP + Serial, Kokkos Kernels and Teuchos, built with g++: the normal build.

@@ -1,5 +1,5 @@
 // Planning speed and plan quality: every planner on a 1000-matmul chain, multi-layer transformers and the
-// matrix-chain programs of DESIGN.md §4.2, for p = 2..64. Prints CSV
+// matrix-chain programs of docs/cli.md, for p = 2..64. Prints CSV
 //   case,vertices,p,planner,median_seconds,partitions_considered,predicted_cost,cost_vs_eindecomp
 // where the last column is the plan's predicted cost over eindecomp's on the same graph and p; on graphs that
 // are not tree-shaped a "linearized" row gives the §8.4 linearization alone (no refinement). Then, on random

@@ -19,7 +19,7 @@ struct NamedHostTensor {
   HostData data;
 };
 
-// Reads the root dataset `name` of the HDF5 file at `path` (DESIGN.md §4.2: C order). Throws Error
+// Reads the root dataset `name` of the HDF5 file at `path` (docs/cli.md: C order). Throws Error
 // naming the file and dataset when the file is missing or unreadable, the dataset is missing, or its
 // type or shape differs from `dtype` / `bound`.
 HostData read_dataset(const std::string& path, const std::string& name, Dtype dtype, const Bound& bound);

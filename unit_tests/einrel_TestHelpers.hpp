@@ -31,7 +31,7 @@ std::vector<Scalar> random_values(const Bound& b, unsigned seed, double lo = -1.
   return v;
 }
 
-// The scalar ops of DESIGN.md §2, written out again here so that the reference shares no code with einrel.
+// The scalar ops of docs/architecture.md, written out again here so that the reference shares no code with einrel.
 inline double reference_join(JoinOp op, double x, double y) {
   switch (op) {
     case JoinOp::mul:

@@ -120,11 +120,11 @@ output T
   };
   EXPECT_EQ(message("T", {"A"}), "gradient: the loss 'T' must be 0-d (a scalar); it is [3]");
   EXPECT_EQ(message("A", {"A"}), "gradient: the loss 'A' is an input; it must be computed by an einsum");
-  EXPECT_EQ(message("Q", {"A"}), "gradient: the graph has no vertex named 'Q' (--loss)");
-  EXPECT_EQ(message("L", {"Z"}), "gradient: the graph has no input named 'Z' (--wrt)");
+  EXPECT_EQ(message("Q", {"A"}), "gradient: the graph has no vertex named 'Q' (the loss)");
+  EXPECT_EQ(message("L", {"Z"}), "gradient: the graph has no input named 'Z' to differentiate with respect to");
   EXPECT_EQ(message("L", {"T"}), "gradient: 'T' is computed by an einsum; gradients are taken with respect to inputs");
   EXPECT_EQ(message("L", {"A", "A"}), "gradient: 'A' is named twice");
-  EXPECT_EQ(message("L", {"B"}), "gradient: the graph has no input named 'B' (--wrt)");
+  EXPECT_EQ(message("L", {"B"}), "gradient: the graph has no input named 'B' to differentiate with respect to");
 
   // A name the gradient would take, and a failure that leaves the graph as it was.
   Graph h = parse_graph("input B f64[4]\ngrad_B = einsum(\"i->i\", B)\nL = einsum(\"i->\", B)\noutput L\n", "h.ein");

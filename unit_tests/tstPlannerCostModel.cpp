@@ -1,5 +1,5 @@
 // The cost model and viable partitionings against the worked numbers of eindecomp.txt §6–8.1 (with
-// DESIGN.md §5's corrections).
+// the corrections of eindecomp.txt listed in docs/planner.md).
 #include <einrel_CostModel.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_Viable.hpp>

@@ -21,7 +21,7 @@ struct Box {
 // The intersection of two boxes of the same rank (empty when they do not overlap).
 Box intersect(const Box& a, const Box& b);
 
-// A tensor of bound b cut into parts[d] blocks along each dimension d (TRA paper §3.2, DESIGN.md §2).
+// A tensor of bound b cut into parts[d] blocks along each dimension d (TRA paper §3.2, docs/architecture.md).
 // Even grids (the planner's): when b[d] is not divisible by parts[d], the first b[d] % parts[d] blocks
 // are one larger. Rectilinear grids (from_cuts) place the cuts anywhere: a host code's own decomposition
 // refined to a grid. Block keys are coordinates in the grid; they are numbered in C order (the last

@@ -14,7 +14,7 @@ namespace einrel::builders {
 // prefix+"M<k>", the products are named prefix+"P<k>". Needs at least three dims (one product).
 VertexId matrix_chain(Graph& g, const std::vector<Extent>& dims, Dtype dtype, const std::string& prefix = "");
 
-// The matrix-chain program of `einrel matrix-chain` (DESIGN.md §4.2): (A×B) + (C×(D×E)). Square: all
+// The matrix-chain program of `einrel matrix-chain` (docs/cli.md): (A×B) + (C×(D×E)). Square: all
 // matrices S×S. Skewed: A S×S/10, B S/10×S, C S×S/10, D S/10×10S, E 10S×S (S >= 10).
 VertexId matrix_chain_program(Graph& g, Extent scale, bool skewed, Dtype dtype, const std::string& prefix = "");
 

@@ -217,7 +217,7 @@ class LineParser {
     }
   }
 
-  // softmax(X): the macro of DESIGN.md §4.1.
+  // softmax(X): the macro of docs/graph-format.md.
   void softmax(const Token& name) {
     expect_punct('(', "after softmax");
     const Token& x = expect(Token::identifier, "the tensor to apply softmax to");

@@ -8,7 +8,7 @@
 
 namespace einrel {
 
-// Parses the `.ein` graph language (docs/graph-format.md, DESIGN.md §4.1). `filename` is used in
+// Parses the `.ein` graph language (docs/graph-format.md). `filename` is used in
 // error messages only. Throws ParseError whose message starts with file:line:col.
 Graph parse_graph(std::string_view text, const std::string& filename);
 

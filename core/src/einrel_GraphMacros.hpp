@@ -18,7 +18,7 @@ struct NaryStep {
   std::string labels;
 };
 
-// The order in which Graph::einsum decomposes an einsum of three or more operands (DESIGN.md §4.1): while
+// The order in which Graph::einsum decomposes an einsum of three or more operands (docs/graph-format.md): while
 // more than two operands remain, join the pair whose intermediate result has the fewest elements (ties:
 // the lowest first index, then the lowest second); the intermediate keeps, in order of first appearance,
 // the labels of the pair that the output or another remaining operand still needs, so every other label

@@ -7,7 +7,7 @@
 
 namespace einrel {
 
-// The scalar functions of an EinSum (eindecomp.txt §3, DESIGN.md §2): the join ⊗ applied to each
+// The scalar functions of an EinSum (eindecomp.txt §3, docs/architecture.md): the join ⊗ applied to each
 // matching pair of elements, the unary map f applied to the joined (or, for a unary EinSum, the input)
 // value, and the aggregation ⊕ over the labels not in the output. A contraction is (mul, sum).
 // eq (1 where x == y, else 0) and first (x, broadcast over y's labels) exist for gradient graphs: masks of

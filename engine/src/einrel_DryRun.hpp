@@ -8,7 +8,7 @@
 
 namespace einrel::engine {
 
-// The engine's dry run (DESIGN.md §6): what execute() will measure on each of the schedule's ranks,
+// The engine's dry run (docs/engine.md): what execute() will measure on each of the schedule's ranks,
 // from the schedule alone — no data, no MPI, any number of ranks. It follows the engine's steps per
 // vertex: operand copies allocated (a block that stays on its rank with the same cut is shared, not
 // copied), exchanges, producers released after their last reader, one partial block per output block

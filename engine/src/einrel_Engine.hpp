@@ -408,7 +408,7 @@ void check_engine_inputs(const redistribute::Communicator& comm, const Graph& gr
 }  // namespace detail
 
 // Collective over comm: evaluates `graph` on the ranks of comm as `schedule` (planned for comm's size)
-// says (DESIGN.md §6), by running this rank's `steps` (rank_steps(graph, schedule, rank)). `inputs` holds,
+// says (docs/engine.md), by running this rank's `steps` (rank_steps(graph, schedule, rank)). `inputs` holds,
 // for every input vertex, this rank's blocks in schedule.layout(input) (other entries empty). Per EinSum
 // vertex: (1) each operand is placed at the sites of its join tuples (exchanged, moved by collectives, or
 // shared with its producer where a block stays), and producers are released after their last reader; (2)

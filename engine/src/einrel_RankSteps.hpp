@@ -9,7 +9,7 @@
 
 namespace einrel::engine {
 
-// What one rank does when it executes a schedule, in order (DESIGN.md §6, docs/engine.md "The step list").
+// What one rank does when it executes a schedule, in order (docs/engine.md, "The step list").
 // Computed from the schedule and the rank alone (no data, no MPI, any number of ranks), once, here: which
 // operand blocks a rank takes new and which it shares with their producer, which copy of an operand serves
 // another, which values die after which vertex, when a kernel call starts a partial block and when it

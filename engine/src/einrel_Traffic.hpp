@@ -9,7 +9,7 @@
 
 namespace einrel::engine {
 
-// What the engine does on one rank over a whole graph (DESIGN.md §4.2 `ranks`): floats (elements)
+// What the engine does on one rank over a whole graph (docs/cli.md `ranks`): floats (elements)
 // sent to and received from other ranks, the high-water mark of the bytes of the blocks it holds
 // (inputs, operand copies, partial results, reduction receives, outputs; not communication buffers),
 // and the join tuples (kernel calls) it ran.

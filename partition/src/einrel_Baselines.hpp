@@ -6,7 +6,7 @@
 
 #include <vector>
 
-// The baseline planners EinDecomp is compared with (DESIGN.md §5, docs/planner.md). Each gives every
+// The baseline planners EinDecomp is compared with (docs/planner.md). Each gives every
 // EinSum vertex a vector of viable(v, p): product p, or the fallback when the extents cannot reach p.
 namespace einrel::partition {
 

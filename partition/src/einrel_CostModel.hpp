@@ -11,10 +11,10 @@
 // Block sizes use real division b/d (the average block when d does not divide b; docs/planner.md explains why).
 namespace einrel::partition {
 
-// paper: eindecomp.txt §7 with DESIGN.md §5's corrections, an upper bound: every operand copy a join tuple
+// paper: eindecomp.txt §7 with the corrections in docs/planner.md, an upper bound: every operand copy a join tuple
 //   reads is shipped to it, and a repartition is charged the paper's bound.
 // engine (the default): the floats delivered to the join sites of einrel's engine, each of the p join tuples
-//   on its own rank (DESIGN.md §6), beyond the one copy every value already has: a value's blocks stay where
+//   on its own rank (docs/engine.md), beyond the one copy every value already has: a value's blocks stay where
 //   they were produced (an input's where its first reader's tuples run), so the copies of an operand beyond
 //   one and the parts of a block that fall outside the block its own site reads are what moves. For
 //   intermediates that is the engine's network traffic; for inputs, the extra copies are read again from the

@@ -10,7 +10,7 @@
 
 namespace einrel::partition {
 
-// The partition vector d of one EinSum (eindecomp.txt §5, DESIGN.md §2): a power-of-two number of parts
+// The partition vector d of one EinSum (eindecomp.txt §5, docs/architecture.md): a power-of-two number of parts
 // for each unique label. Labels shared by X and Y are co-partitioned because d has one entry per label.
 class PartitionVector {
  public:

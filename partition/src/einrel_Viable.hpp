@@ -8,7 +8,7 @@
 
 namespace einrel::partition {
 
-// viable(e, p) of eindecomp.txt §8.1 and §8.3 as DESIGN.md §5 states it: every partition vector over the
+// viable(e, p) of eindecomp.txt §8.1 and §8.3 as docs/planner.md states it: every partition vector over the
 // unique labels of the resolved EinSum e with power-of-two parts, no label cut into more parts than its extent, and
 // product exactly p; when the extents cannot reach p, the vectors with the largest product below p (then exactly one:
 // every label at its largest power of two). Order: lexicographic over the unique labels, the first label's parts

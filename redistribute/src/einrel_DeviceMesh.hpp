@@ -25,8 +25,8 @@ class DeviceMesh {
   // Throws Error on an empty name, a name used twice, a name with other characters than letters, digits,
   // '_' and '.', or a size < 1.
   explicit DeviceMesh(std::vector<MeshAxis> axes);
-  // "x=4,y=6" (spaces allowed); errors name `what` and the column: "--mesh:1:3: expected '='".
-  static DeviceMesh parse(const std::string& text, const std::string& what = "--mesh");
+  // "x=4,y=6" (spaces allowed); errors name `what` and the column: "mesh:1:3: expected '='".
+  static DeviceMesh parse(const std::string& text, const std::string& what = "mesh");
 
   const std::vector<MeshAxis>& axes() const { return axes_; }
   int size() const;  // the number of devices

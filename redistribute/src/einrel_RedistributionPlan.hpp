@@ -59,7 +59,7 @@ struct ExchangeLimits {
 // copy when it has one (a local piece). Replication is the same mechanism: a target block with several
 // sites is sent to each.
 //
-// Rounds (DESIGN.md §7, memory-bounded exchange): the streams of a pair of ranks are cut into messages
+// Rounds (docs/redistribution.md, memory-bounded exchange): the streams of a pair of ranks are cut into messages
 // of at most min(max_message_elements, cap/2) elements; pair (r -> r+k mod R) takes its j-th message
 // at step (k, j), and steps are visited in that order by every rank, consecutive steps sharing a round
 // while the round's buffers stay within the cap. Since every rank walks the steps in the same global

@@ -7,7 +7,7 @@ partition vectors; every planner's nodes must hold viable vectors whose costs th
 to total_cost, and no baseline may beat eindecomp. The models are written here from their formulas
 (docs/planner.md), sharing no code with einrel: n_X = prod(b / d) with real division, N_X = prod(b),
 aggregation (J / n_agg)(n_agg - 1) n_Z in both, edges from graph inputs free in both;
-paper (DESIGN.md §5): join J (n_X + n_Y), repartition (n_c / n_int - 1)(n / n_c)(n_c + n_p)
+paper (docs/planner.md): join J (n_X + n_Y), repartition (n_c / n_int - 1)(n / n_c)(n_c + n_p)
   + [n_p != n_int] n_p n / n_c;
 engine: join sum over operands of J n_X - N_X, repartition n (1 - n_int / n_p).
 """

@@ -1,7 +1,7 @@
 #ifndef EINREL_KOKKOSCOMPAT_HPP
 #define EINREL_KOKKOSCOMPAT_HPP
 
-// The only place where Kokkos 3.4 and Kokkos 4.x differences are handled (DESIGN.md §8), and the one
+// The only place where Kokkos 3.4 and Kokkos 4.x differences are handled (docs/dependencies.md), and the one
 // place for what only nvcc needs.
 
 #include <Kokkos_Core.hpp>

@@ -11,7 +11,7 @@
 
 namespace einrel {
 
-// Options of `einrel matrix-chain` (DESIGN.md §4.2): the chain (A×B) + (C×(D×E)) at scale S, square or
+// Options of `einrel matrix-chain` (docs/cli.md): the chain (A×B) + (C×(D×E)) at scale S, square or
 // skewed (eindecomp.txt §9, experiment 1), run like `einrel run --random SEED` on it.
 struct MatrixChainOptions {
   Extent scale = 0;

@@ -13,7 +13,7 @@
 
 namespace einrel {
 
-// Options of `einrel plan` (DESIGN.md §4.2).
+// Options of `einrel plan` (docs/cli.md).
 struct PlanOptions {
   std::string graph;
   std::string format = "text";  // text, json or dot

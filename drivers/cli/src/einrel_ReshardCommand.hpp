@@ -12,7 +12,7 @@
 
 namespace einrel {
 
-// Options of `einrel reshard` (DESIGN.md §4.2, docs/cli.md): the texts as given on the command line.
+// Options of `einrel reshard` (docs/cli.md): the texts as given on the command line.
 struct ReshardOptions {
   std::string mesh;             // "x=4,y=6"
   std::string from, to;         // "[3{x}12,2{y}12]", "[12,3{x}12] sum{y}"

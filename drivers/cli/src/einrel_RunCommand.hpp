@@ -16,7 +16,7 @@
 
 namespace einrel {
 
-// Options of `einrel run` (DESIGN.md §4.2): where the data comes from and goes, what to report, and how to
+// Options of `einrel run` (docs/cli.md): where the data comes from and goes, what to report, and how to
 // plan and run (the pipeline's engine::Options).
 struct RunOptions {
   std::string graph;

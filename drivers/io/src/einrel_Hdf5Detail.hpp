@@ -1,8 +1,9 @@
 #ifndef EINREL_HDF5DETAIL_HPP
 #define EINREL_HDF5DETAIL_HPP
 
-// Internal to the drivers library (not installed): what the serial (einrel_Hdf5Io) and the parallel
-// (einrel_ParallelHdf5) readers and writers share, so that both report the same errors.
+// Internal to einrel::io: the handles, type checks and error messages of the parallel reader and writer
+// (einrel_ParallelHdf5), which the tests' serial helper (unit_tests/einrel_TestHdf5) shares so that both
+// report the same errors.
 
 #include <einrel_Bound.hpp>
 #include <einrel_Dtype.hpp>

@@ -70,13 +70,13 @@ void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<c
 std::pair<std::string, DatasetSource> parse_binding(const std::string& text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw Error("--bind '" + text + "': expected NAME=FILE.h5:/dataset");
+    throw Error("input binding '" + text + "': expected NAME=FILE.h5:/dataset");
   const std::string name = text.substr(0, eq), rest = text.substr(eq + 1);
   const std::size_t colon = rest.rfind(":/");
   if (colon == std::string::npos) return {name, DatasetSource{rest, "/" + name}};
   DatasetSource source{rest.substr(0, colon), rest.substr(colon + 1)};
   if (source.file.empty() || source.dataset.size() < 2 || source.dataset.back() == '/')
-    throw Error("--bind '" + text + "': expected NAME=FILE.h5:/dataset");
+    throw Error("input binding '" + text + "': expected NAME=FILE.h5:/dataset");
   return {name, source};
 }
 

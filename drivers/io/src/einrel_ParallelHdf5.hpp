@@ -1,7 +1,7 @@
 #ifndef EINREL_PARALLELHDF5_HPP
 #define EINREL_PARALLELHDF5_HPP
 
-// Tensors in HDF5 files read and written by every rank at once (DESIGN.md §4.2: C order, f32/f64): each
+// Tensors in HDF5 files read and written by every rank at once (docs/cli.md: C order, f32/f64): each
 // rank transfers only the boxes of its own blocks, through MPI-IO (collective file and dataset
 // operations, independent raw-data transfers: see einrel_ParallelHdf5.cpp).
 
