@@ -1,8 +1,12 @@
 // parse_command_line: every subcommand's options into its struct, and one-line errors for the rest.
+#include <einrel_Cli.hpp>
 #include <einrel_CommandLine.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_Planner.hpp>
 
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 namespace {
 
@@ -143,6 +147,19 @@ TEST(CommandLine, ErrorsNameTheProblem) {
   // Numbers beyond 64 bits are malformed values, not crashes.
   EXPECT_EQ(error_of({"run", "g.ein", "--memory-limit", "99999999999999999999999"}),
             "--memory-limit needs a positive integer, got '99999999999999999999999'");
+}
+
+// The help names every planner, from the one list the planner keeps (planner_names()).
+TEST(CommandLine, HelpListsEveryPlanner) {
+  char program[] = "einrel", help[] = "--help";
+  char* argv[] = {program, help, nullptr};
+  std::ostringstream out;
+  ASSERT_TRUE(einrel::cli_info(MPI_COMM_WORLD, 2, argv, out));
+  std::string planners;
+  for (const std::string& name : einrel::partition::planner_names()) planners += (planners.empty() ? "" : ", ") + name;
+  EXPECT_EQ(planners.rfind("eindecomp, sqrt", 0), 0u) << planners;
+  EXPECT_NE(out.str().find("Planners (--planner): " + planners + "; the first is the default."), std::string::npos)
+      << out.str();
 }
 
 }  // namespace

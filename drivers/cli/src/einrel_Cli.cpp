@@ -1,6 +1,7 @@
 #include <einrel_Cli.hpp>
 #include <einrel_CommandLine.hpp>
 #include <einrel_Config.hpp>
+#include <einrel_Planner.hpp>
 
 #include <string>
 #include <type_traits>
@@ -22,8 +23,8 @@ commands:
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
       the input and the element's index. Outputs are written collectively as root datasets of OUT.h5
       named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
-      (a power of two; default: the number of ranks rounded up to one) as the planner chooses (eindecomp,
-      the default; sqrt, data, greedy; on a transformer layer megatron, sequence, attention) under the
+      (a power of two; default: the number of ranks rounded up to one) as the planner chooses (one of
+      the planners listed below; the LLM baselines need a transformer layer in the graph) under the
       cost model (default engine: what einrel moves; paper: eindecomp.txt's).
       --check also evaluates on one rank without partitioning and fails if the results differ by more
       than rounding. --progress prints each finished vertex on rank 0 (stderr). --comm-buffer-limit caps
@@ -74,6 +75,14 @@ options:
 Run under MPI with `mpiexec.mpich -n R einrel ...`. Kokkos options (e.g. --kokkos-threads=N) are accepted.
 )";
 
+// The usage text, ending with the planners --planner accepts (partition::planner_names(), the first the
+// default).
+std::string usage_text() {
+  std::string planners;
+  for (const std::string& name : partition::planner_names()) planners += (planners.empty() ? "" : ", ") + name;
+  return std::string(usage) + "Planners (--planner): " + planners + "; the first is the default.\n";
+}
+
 }  // namespace
 
 bool cli_info(MPI_Comm comm, int argc, char* argv[], std::ostream& out) {
@@ -85,7 +94,7 @@ bool cli_info(MPI_Comm comm, int argc, char* argv[], std::ostream& out) {
   MPI_Comm_rank(comm, &rank);
   if (rank != 0) return true;
   if (help)
-    out << usage;
+    out << usage_text();
   else
     out << "einrel " << EINREL_VERSION << "\n";
   return true;
