@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds every einrel target for Kokkos' CUDA backend (library, `einrel`, the test programs of every
 # backend, Cuda included, the benchmarks and the examples) with warnings as errors, on a machine with the
-# CUDA toolkit and no GPU: nothing is run. The Kokkos stack is cmake/bootstrap-deps.sh --backend cuda
+# CUDA toolkit and no GPU. The Kokkos stack is cmake/bootstrap-deps.sh --backend cuda
 # (Debian's Kokkos 3.4 patched for CUDA 13, docs/dependencies.md); einrel is compiled by that Kokkos'
 # nvcc_wrapper. Fails when the build fails or when its log holds a warning (nvcc's own diagnostics
-# included, which -Werror does not turn into errors).
+# included, which -Werror does not turn into errors). Then runs the one test that needs no GPU:
+# Cli_no_visible_gpu (the program started where no GPU is visible ends with one error line, exit 1).
 #
 #   bash cmake/cuda-build-check.sh
 #
@@ -52,5 +53,9 @@ fi
 cuda_tests=$(find "$build/unit_tests" -maxdepth 1 -type f -name '*_Cuda_test' | wc -l)
 [[ $cuda_tests -gt 0 ]] ||
   { echo "[einrel-cuda] error: no test program was built for the Cuda backend" >&2; exit 1; }
-echo "[einrel-cuda] every target built for CUDA without a warning, ${cuda_tests} test programs for Cuda;" \
-  "total ${SECONDS} s"
+# The one thing a CUDA build does without a GPU: refuse to start, with one error line on every rank.
+ctest --test-dir "$build" -R '^Cli_no_visible_gpu$' --output-on-failure ||
+  { echo "[einrel-cuda] error: without a GPU, einrel did not end with one error line" >&2; exit 1; }
+phase "no-GPU check"
+echo "[einrel-cuda] every target built for CUDA without a warning, ${cuda_tests} test programs for Cuda," \
+  "and without a visible GPU einrel ends with one error line; total ${SECONDS} s"

@@ -1,6 +1,7 @@
 // The `einrel` program: MPI first, then Kokkos, finalized in reverse.
 #include <einrel_AtomicFile.hpp>
 #include <einrel_Cli.hpp>
+#include <einrel_DeviceCheck.hpp>
 #include <einrel_Launcher.hpp>
 
 #include <mpi.h>
@@ -39,6 +40,11 @@ int main(int argc, char* argv[]) {
   args.push_back(nullptr);
   // SIGINT, SIGTERM, SIGHUP (Ctrl-C, mpiexec forwarding a signal): no half-written output file stays behind.
   einrel::io::install_signal_cleanup();
+  // A CUDA build without a visible GPU: one error line instead of Kokkos' abort (status 134) on every rank.
+  if (!einrel::device_usable_on_every_rank(MPI_COMM_WORLD, std::cerr)) {
+    MPI_Finalize();
+    return 1;
+  }
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(nargs, args.data());
