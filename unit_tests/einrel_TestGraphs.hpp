@@ -14,7 +14,8 @@
 
 namespace einrel::test {
 
-// A random power-of-two number of parts per label, at most the label's extent.
+// A random number of parts per label, a product of 2s and 3s (any whole number is a valid part count), at
+// most the label's extent.
 inline std::vector<partition::PartitionVector> random_plan(const Graph& g, std::mt19937& gen) {
   std::vector<partition::PartitionVector> plan(g.size());
   for (VertexId v = 0; v < g.size(); ++v) {
@@ -25,7 +26,7 @@ inline std::vector<partition::PartitionVector> random_plan(const Graph& g, std::
     for (char c : labels) {
       const Extent extent = g.resolved(v).extent(c);
       Extent p = 1;
-      while (2 * p <= extent && gen() % 2) p *= 2;
+      for (Extent f = gen() % 3 ? 2 : 3; f * p <= extent && gen() % 2; f = gen() % 3 ? 2 : 3) p *= f;
       parts.push_back(p);
     }
     plan[v] = partition::PartitionVector(labels, parts);

@@ -120,7 +120,8 @@ TEST(CommandLine, ErrorsNameTheProblem) {
   EXPECT_NE(error_of({"frobnicate"}).find("unknown command 'frobnicate'"), std::string::npos);
   EXPECT_NE(error_of({"run", "g.ein", "--frobnicate", "1"}).find("unknown option '--frobnicate' for 'run'"),
             std::string::npos);
-  EXPECT_EQ(error_of({"run", "g.ein", "--procs", "12"}), "--procs needs a power of two (1, 2, 4, ...), got '12'");
+  EXPECT_EQ(error_of({"run", "g.ein", "--procs", "0"}),
+            "--procs needs a whole number of processors from 1 to 2^40, got '0'");
   EXPECT_EQ(error_of({"run", "g.ein", "--random", "-1"}), "--random needs a non-negative integer seed, got '-1'");
   EXPECT_EQ(error_of({"run", "g.ein", "--check=yes"}), "option '--check' takes no value");
   EXPECT_EQ(error_of({"run", "g.ein", "--output"}), "option '--output' needs a value");

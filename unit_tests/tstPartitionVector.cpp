@@ -26,8 +26,9 @@ TEST(PartitionVector, UnpartitionedCoversEveryLabelOnce) {
 }
 
 TEST(PartitionVector, RejectsInvalidVectors) {
-  EXPECT_THROW(PartitionVector("ij", {3, 1}), Error);
+  EXPECT_NO_THROW(PartitionVector("ij", {3, 1}));  // any whole number of parts, e.g. at p = 3
   EXPECT_THROW(PartitionVector("ij", {0, 1}), Error);
+  EXPECT_THROW(PartitionVector("ij", {-2, 1}), Error);
   EXPECT_THROW(PartitionVector("ii", {2, 2}), Error);
   EXPECT_THROW(PartitionVector("ij", {2}), Error);
   const EinSum e = EinSum::parse("ij,jk->ik", 2);

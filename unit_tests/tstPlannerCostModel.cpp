@@ -125,15 +125,42 @@ TEST(PlannerViable, ExtentsCapThePartsAndFallBackBelowP) {
   EXPECT_EQ(whole[0], PartitionVector("ijk", {1, 1, 1}));
 }
 
-TEST(PlannerViable, RejectsPNotAPowerOfTwo) {
-  EXPECT_THROW(partition::viable(resolve(matmul, square8), 12), Error);
+TEST(PlannerViable, AnyPIsFactorizedOverTheLabels) {
+  // p = 6 = 2 · 3 over three labels of extent 8: the 2 and the 3 each go to one of three labels, 9 vectors.
+  const auto six = partition::viable(resolve(matmul, square8), 6);
+  EXPECT_EQ(six.size(), 9u);
+  for (const auto& d : six) EXPECT_EQ(d.num_join_results(), 6) << d.str();
+  EXPECT_EQ(six.front(), PartitionVector("ijk", {6, 1, 1}));  // first label's parts largest first
+  EXPECT_EQ(six.back(), PartitionVector("ijk", {1, 1, 6}));
+  // A prime p larger than every extent cannot be reached: the largest divisor that can is 1.
+  const auto prime = partition::viable(resolve(matmul, square8), 11);
+  ASSERT_EQ(prime.size(), 1u);
+  EXPECT_EQ(prime[0], PartitionVector("ijk", {1, 1, 1}));
+  // Extents 3, 2, 1 at p = 12: 12 is out of reach, 6 = 3 · 2 is the largest divisor within it.
+  const auto capped = partition::viable(resolve(matmul, {{3, 2}, {2, 1}}), 12);
+  ASSERT_EQ(capped.size(), 1u);
+  EXPECT_EQ(capped[0], PartitionVector("ijk", {3, 2, 1}));
+  // At p = 4 the same extents give {2,2,1} only (i cannot take 4).
+  const auto four = partition::viable(resolve(matmul, {{3, 2}, {2, 1}}), 4);
+  ASSERT_EQ(four.size(), 1u);
+  EXPECT_EQ(four[0], PartitionVector("ijk", {2, 2, 1}));
+  EXPECT_EQ(partition::divisors(12), (std::vector<Extent>{1, 2, 3, 4, 6, 12}));
+  EXPECT_EQ(partition::divisors(1), std::vector<Extent>{1});
+  EXPECT_EQ(partition::divisors(Extent{1} << 40).size(), 41u);
+  EXPECT_EQ(prime_factors(12), (std::vector<Extent>{2, 2, 3}));
+  EXPECT_EQ(prime_factors(1), std::vector<Extent>{});
+  EXPECT_EQ(prime_factors(1099511627689), std::vector<Extent>{1099511627689});  // the largest prime below 2^40
+}
+
+TEST(PlannerViable, RejectsPOutOfRange) {
   EXPECT_THROW(partition::viable(resolve(matmul, square8), 0), Error);
   try {
-    partition::check_procs(6);
+    partition::check_procs(-6);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("power of two"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("from 1 to 2^40, got -6"), std::string::npos) << e.what();
   }
+  EXPECT_NO_THROW(partition::check_procs(6));
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(DeviceMesh, ParsesAxesMinorFirstAndFactorsThemIntoPrimes) {
     EXPECT_EQ(c[0], p[0] + 2 * p[1]);
     EXPECT_EQ(c[1], p[2] + 2 * p[3]);
   }
-  EXPECT_EQ(prime_factors(360), (std::vector<int>{2, 2, 2, 3, 3, 5}));
+  EXPECT_EQ(prime_factors(360), (std::vector<Extent>{2, 2, 2, 3, 3, 5}));
 }
 
 TEST(DeviceMesh, ErrorsAreOneLineWithTheColumn) {

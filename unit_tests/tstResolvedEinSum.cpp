@@ -153,15 +153,4 @@ TEST(ResolvedEinSum, GraphReportsRankThenDtypeThenExtents) {
   EXPECT_EQ(g.size(), 3u);
 }
 
-TEST(Bound, PowerOfTwo) {
-  EXPECT_TRUE(is_power_of_two(1));
-  EXPECT_TRUE(is_power_of_two(2));
-  EXPECT_TRUE(is_power_of_two(64));
-  EXPECT_TRUE(is_power_of_two(Extent{1} << 62));
-  EXPECT_FALSE(is_power_of_two(0));
-  EXPECT_FALSE(is_power_of_two(-4));
-  EXPECT_FALSE(is_power_of_two(12));
-  static_assert(is_power_of_two(8) && !is_power_of_two(6));
-}
-
 }  // namespace

@@ -5,6 +5,14 @@
 
 namespace einrel {
 
+std::vector<Extent> prime_factors(Extent n) {
+  std::vector<Extent> factors;
+  for (Extent f = 2; f * f <= n; ++f)
+    for (; n % f == 0; n /= f) factors.push_back(f);
+  if (n > 1) factors.push_back(n);
+  return factors;
+}
+
 Extent num_elements(const Bound& b) {
   Extent n = 1;
   for (Extent e : b) {

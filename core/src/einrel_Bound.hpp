@@ -15,8 +15,9 @@ using Bound = std::vector<Extent>;
 // Tensors have at most this many dimensions.
 inline constexpr int max_rank = 8;
 
-// True for 1, 2, 4, ...: the part counts of a partition vector and the processor counts p.
-constexpr bool is_power_of_two(Extent n) { return n >= 1 && (n & (n - 1)) == 0; }
+// The prime factors of n >= 1 in increasing order, repeated by multiplicity (empty for 1): how the planner
+// hands out cuts and how a device mesh splits into prime axes.
+std::vector<Extent> prime_factors(Extent n);
 
 // Number of elements (1 for a scalar). Throws if an extent is negative or the product overflows.
 Extent num_elements(const Bound& b);

@@ -10,23 +10,34 @@ namespace {
 // Output labels first, then the aggregated labels, each group in equation order.
 std::string output_first(const ResolvedEinSum& e) { return e.einsum().output + e.aggregated_labels(); }
 
-// A vector over the unique labels of `e` built by handing out log2 p doublings one at a time, to the
-// labels in the order of `labels`, to pick(exponents, caps), which returns the label to double or -1 when
-// it is done.
+// A vector over the unique labels of `e` built by handing out the prime factors of its viable product
+// (reachable_procs: p unless the extents are too small) one at a time, largest first (log2 p doublings for a
+// power of two), to the labels in the order of `labels`: pick(parts, open) returns the label to cut f times
+// more among those open[k] marks. A label is open when its extent allows the cut and the factors left can
+// still be placed after it, so the vector is always one of viable(e, p).
 template <class Pick>
 PartitionVector hand_out(const ResolvedEinSum& e, Extent p, const std::string& labels, Pick pick) {
-  std::vector<int> caps, exponents(labels.size(), 0);
-  for (Extent extent : e.extents(labels)) caps.push_back(floor_log2(extent));
-  for (int left = floor_log2(p); left > 0; --left) {
-    const int k = pick(exponents, caps);
-    if (k < 0) break;
-    ++exponents[k];
+  const std::vector<Extent> extents = e.extents(labels);
+  std::vector<Extent> parts(labels.size(), 1);
+  Extent left = reachable_procs(extents, p);
+  const std::vector<Extent> factors = prime_factors(left);
+  for (auto f_at = factors.rbegin(); f_at != factors.rend(); ++f_at) {  // largest first
+    const Extent f = *f_at;
+    left /= f;
+    std::vector<bool> open(labels.size());
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+      if (parts[k] * f > extents[k]) continue;
+      std::vector<Extent> room(labels.size());  // how many times more each label can still be cut
+      for (std::size_t j = 0; j < labels.size(); ++j) room[j] = extents[j] / (parts[j] * (j == k ? f : 1));
+      open[k] = reachable_procs(room, left) == left;
+    }
+    parts[pick(parts, open)] *= f;
   }
   // Back to unique-label order, the order every planner uses.
   const std::vector<std::size_t> at = e.positions(labels);
-  std::vector<Extent> parts(labels.size());
-  for (std::size_t k = 0; k < labels.size(); ++k) parts[at[k]] = Extent{1} << exponents[k];
-  return PartitionVector(e.unique_labels(), parts);
+  std::vector<Extent> ordered(labels.size());
+  for (std::size_t k = 0; k < labels.size(); ++k) ordered[at[k]] = parts[k];
+  return PartitionVector(e.unique_labels(), ordered);
 }
 
 // Each vertex's labels in the order `order(v, e)` gives, doublings handed out by `pick`.
@@ -46,11 +57,9 @@ Partitioning per_vertex(const Graph& graph, Extent p, Order order, Pick pick) {
 
 std::string output_first_order(VertexId, const ResolvedEinSum& e) { return output_first(e); }
 
-// The first label that can still be cut, in order.
-int first_open(const std::vector<int>& exponents, const std::vector<int>& caps) {
-  for (std::size_t k = 0; k < exponents.size(); ++k)
-    if (exponents[k] < caps[k]) return static_cast<int>(k);
-  return -1;
+// The first open label, in order.
+std::size_t first_open(const std::vector<Extent>&, const std::vector<bool>& open) {
+  return static_cast<std::size_t>(std::find(open.begin(), open.end(), true) - open.begin());
 }
 
 // Each vertex's labels of each tier of dimension classes in turn (output first within a tier), then the
@@ -94,10 +103,10 @@ Partitioning layer_tiers(const Graph& graph, Extent p, const char* planner,
 }  // namespace
 
 Partitioning sqrt_baseline(const Graph& graph, Extent p) {
-  return per_vertex(graph, p, output_first_order, [](const std::vector<int>& exponents, const std::vector<int>& caps) {
-    int best = -1;
-    for (std::size_t k = 0; k < exponents.size(); ++k)
-      if (exponents[k] < caps[k] && (best < 0 || exponents[k] < exponents[best])) best = static_cast<int>(k);
+  return per_vertex(graph, p, output_first_order, [](const std::vector<Extent>& parts, const std::vector<bool>& open) {
+    std::size_t best = parts.size();  // the least-cut open label, the first of equals
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      if (open[k] && (best == parts.size() || parts[k] < parts[best])) best = k;
     return best;
   });
 }

@@ -10,9 +10,10 @@
 // EinSum vertex a vector of viable(v, p): product p, or the fallback when the extents cannot reach p.
 namespace einrel::partition {
 
-// "sqrt" (the paper's SQRT): the log2 p doublings go round-robin to the label with the fewest parts
-// (output labels before aggregated ones, then equation order) while its extent allows, whatever the
-// extents: a matrix product gets √p × √p output blocks at p = 4 and the 3D algorithm at p = 8 or 64.
+// "sqrt" (the paper's SQRT): the prime factors of p (the log2 p doublings for a power of two), largest first,
+// go round-robin to the label with the fewest parts (output labels before aggregated ones, then equation
+// order) while its extent allows, whatever the extents: a matrix product gets √p × √p output blocks at p = 4,
+// the 3D algorithm at p = 8 or 64, and 3 × 2 at p = 6.
 Partitioning sqrt_baseline(const Graph& graph, Extent p);
 
 // "data" (data parallelism, as DDP): the batch axis is the dimension class (layer_roles' DimensionClasses)
@@ -27,7 +28,7 @@ Partitioning data_baseline(const Graph& graph, Extent p);
 Partitioning greedy_baseline(const Graph& graph, Extent p, CostModel model);
 
 // The LLM baselines of eindecomp.txt §9 (experiment 3) on graphs holding a transformer layer (layer_roles;
-// docs/planner.md). Each vertex hands its doublings first to the labels of the preferred dimension classes
+// docs/planner.md). Each vertex hands its factors of p first to the labels of the preferred dimension classes
 // (output labels before aggregated ones), then to the next tier, then to its other labels, output first:
 // "megatron" (tensor parallelism): heads and FFN hidden widths, then the sequence (the norms, residual sums
 //   and the all-reduce after each row-parallel product become Megatron-SP's sequence split);

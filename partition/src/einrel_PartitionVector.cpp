@@ -11,9 +11,9 @@ PartitionVector::PartitionVector(std::string labels, std::vector<Extent> parts)
   for (std::size_t k = 0; k < labels_.size(); ++k) {
     if (labels_.find(labels_[k]) != k)
       throw Error(std::string("label '") + labels_[k] + "' repeats in partition vector");
-    if (!is_power_of_two(parts_[k]))
+    if (parts_[k] < 1)
       throw Error(std::string("label '") + labels_[k] + "' has " + std::to_string(parts_[k]) +
-                  " parts; parts must be a power of two");
+                  " parts; parts must be at least 1");
   }
 }
 

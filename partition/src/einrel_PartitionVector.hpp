@@ -10,13 +10,13 @@
 
 namespace einrel::partition {
 
-// The partition vector d of one EinSum (eindecomp.txt §5, docs/architecture.md): a power-of-two number of parts
-// for each unique label. Labels shared by X and Y are co-partitioned because d has one entry per label.
+// The partition vector d of one EinSum (eindecomp.txt §5, docs/architecture.md): a number of parts (any whole
+// number >= 1) for each unique label. Labels shared by X and Y are co-partitioned because d has one entry per label.
 class PartitionVector {
  public:
   PartitionVector() = default;
   // `labels` are distinct letters, `parts[k]` the parts of labels[k]; throws Error unless every entry
-  // is a power of two >= 1.
+  // is at least 1.
   PartitionVector(std::string labels, std::vector<Extent> parts);
 
   // Every label of `e` in one part.

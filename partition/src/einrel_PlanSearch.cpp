@@ -16,19 +16,27 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 // A producer whose table every table-sourced operand reads: the whole graph is one dynamic program.
 constexpr VertexId every_producer = static_cast<VertexId>(-1);
 
-// Index of the projection of `parts` onto `at` in `distinct`, appending it when new. Keys pack log2 of the
-// parts, 6 bits per dimension (rank <= 8, parts <= 2^63).
-int intern(const std::vector<Extent>& parts, const std::vector<std::size_t>& at,
-           std::vector<std::vector<Extent>>& distinct, std::unordered_map<std::uint64_t, int>& index) {
-  std::uint64_t key = 0;
-  for (std::size_t pos : at) key = key << 6 | static_cast<std::uint64_t>(floor_log2(parts[pos]));
-  const auto [it, added] = index.emplace(key, static_cast<int>(distinct.size()));
-  if (added) {
-    std::vector<Extent> projected;
-    for (std::size_t pos : at) projected.push_back(parts[pos]);
-    distinct.push_back(std::move(projected));
+// Partition vectors projected onto one tensor's labels, hashed for intern().
+struct PartsHash {
+  std::size_t operator()(const std::vector<Extent>& parts) const {
+    std::size_t h = parts.size();
+    for (Extent part : parts) h = h * 1000003u ^ static_cast<std::size_t>(part);
+    return h;
   }
-  return it->second;
+};
+using PartsIndex = std::unordered_map<std::vector<Extent>, int, PartsHash>;
+
+// Index of the projection of `parts` onto `at` in `distinct`, appending it when new; `scratch` holds the
+// projection, so a vector already seen allocates nothing.
+int intern(const std::vector<Extent>& parts, const std::vector<std::size_t>& at,
+           std::vector<std::vector<Extent>>& distinct, PartsIndex& index, std::vector<Extent>& scratch) {
+  scratch.clear();
+  for (std::size_t pos : at) scratch.push_back(parts[pos]);
+  const auto found = index.find(scratch);
+  if (found != index.end()) return found->second;
+  index.emplace(scratch, static_cast<int>(distinct.size()));
+  distinct.push_back(scratch);
+  return static_cast<int>(distinct.size()) - 1;
 }
 
 // The operands of v that read one producer's table (two when v reads the same producer twice), with the
@@ -58,13 +66,14 @@ Candidates candidates(const Graph& graph, VertexId v, Extent p, CostModel model)
   const std::vector<std::size_t> output_at = resolved.positions(e.output);
   std::vector<std::vector<std::size_t>> operand_at;
   for (const std::string& labels : e.inputs) operand_at.push_back(resolved.positions(labels));
-  std::unordered_map<std::uint64_t, int> output_index;
-  std::vector<std::unordered_map<std::uint64_t, int>> operand_index(e.arity());
+  PartsIndex output_index;
+  std::vector<PartsIndex> operand_index(e.arity());
+  std::vector<Extent> scratch;
   for (const PartitionVector& d : cand.d) {
     cand.local.push_back(cost.join(d.parts()) + cost.aggregation(d.parts()));
-    cand.output_of.push_back(intern(d.parts(), output_at, cand.outputs, output_index));
+    cand.output_of.push_back(intern(d.parts(), output_at, cand.outputs, output_index, scratch));
     for (std::size_t k = 0; k < e.arity(); ++k)
-      cand.operand_of[k].push_back(intern(d.parts(), operand_at[k], cand.operands[k], operand_index[k]));
+      cand.operand_of[k].push_back(intern(d.parts(), operand_at[k], cand.operands[k], operand_index[k], scratch));
   }
   return cand;
 }

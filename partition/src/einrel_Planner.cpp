@@ -63,9 +63,8 @@ void cost_plan(const Graph& graph, Plan& plan) {
 }
 
 Extent procs_for_ranks(Extent ranks) {
-  Extent p = 1;
-  while (p < ranks) p *= 2;
-  return p;
+  check_procs(ranks);
+  return ranks;
 }
 
 }  // namespace einrel::partition

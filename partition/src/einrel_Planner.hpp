@@ -38,13 +38,14 @@ std::vector<std::string> planner_names();
 std::vector<std::string> planners_for(const Graph& graph);
 
 // Plans `graph` for p processors with the named planner, which minimises (and the plan is costed by) `model`.
-// Throws Error naming the valid choices for an unknown planner or a p that is not a power of two.
+// Throws Error naming the valid choices for an unknown planner, or for p outside 1..2^40 (check_procs).
 Plan make_plan(const Graph& graph, Extent p, const std::string& planner, CostModel model = CostModel::engine);
 
 // Sets plan.costs and plan.total_cost from plan.partitions by evaluate_cost under plan.cost_model.
 void cost_plan(const Graph& graph, Plan& plan);
 
-// The default p for `ranks` MPI ranks: the smallest power of two >= ranks.
+// The default p for `ranks` MPI ranks: p = R, one join tuple per rank whatever R (partition vectors multiply to
+// any p, e.g. {i:3,j:2} at R = 6). Throws Error unless 1 <= ranks <= 2^40.
 Extent procs_for_ranks(Extent ranks);
 
 }  // namespace einrel::partition

@@ -8,18 +8,23 @@
 
 namespace einrel::partition {
 
-// viable(e, p) of eindecomp.txt §8.1 and §8.3 as docs/planner.md states it: every partition vector over the
-// unique labels of the resolved EinSum e with power-of-two parts, no label cut into more parts than its extent, and
-// product exactly p; when the extents cannot reach p, the vectors with the largest product below p (then exactly one:
-// every label at its largest power of two). Order: lexicographic over the unique labels, the first label's parts
-// largest first. Throws Error unless p is a power of two.
+// viable(e, p) of eindecomp.txt §8.1 and §8.3 for any p >= 1 (docs/planner.md): every partition vector over the
+// unique labels of the resolved EinSum e whose parts multiply to exactly p (the ordered factorizations of p, e.g.
+// {i:3,j:2} at p = 6), no label cut into more parts than its extent. When the extents cannot reach p, the
+// vectors whose product is the largest divisor of p they can reach (for a power of two p: exactly one, every
+// label at its largest power of two). Order: lexicographic over the unique labels, the first label's parts
+// largest first. Throws Error unless p >= 1.
 std::vector<PartitionVector> viable(const ResolvedEinSum& e, Extent p);
 
-// Throws Error naming the valid choices unless p is a power of two.
+// Throws Error unless p is a number of processors a planner can plan for: 1 <= p <= 2^40.
 void check_procs(Extent p);
 
-// The largest k with 2^k <= n (n >= 1): log2 of the largest power of two a label of extent n can be cut into.
-int floor_log2(Extent n);
+// The largest divisor of p that labels of these extents can multiply to, each cut at most its extent times:
+// p itself unless the extents are too small (the product of every viable(e, p) vector).
+Extent reachable_procs(const std::vector<Extent>& extents, Extent p);
+
+// The divisors of n >= 1, increasing.
+std::vector<Extent> divisors(Extent n);
 
 }  // namespace einrel::partition
 

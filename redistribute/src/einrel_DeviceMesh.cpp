@@ -8,17 +8,6 @@
 
 namespace einrel::redistribute {
 
-std::vector<int> prime_factors(Extent n) {
-  std::vector<int> factors;
-  for (Extent p = 2; p * p <= n; ++p)
-    while (n % p == 0) {
-      factors.push_back(static_cast<int>(p));
-      n /= p;
-    }
-  if (n > 1) factors.push_back(static_cast<int>(n));
-  return factors;
-}
-
 std::vector<DeviceMesh> meshes_of(int devices, int max_axes) {
   std::vector<DeviceMesh> out;
   std::vector<MeshAxis> axes;
@@ -103,14 +92,14 @@ DeviceMesh DeviceMesh::prime_factored() const {
   std::vector<MeshAxis> primes;
   for (const MeshAxis& a : axes_) {
     const std::vector<std::string> names = prime_axes_of(a.name);
-    const std::vector<int> sizes = prime_factors(a.size);
-    for (std::size_t k = 0; k < names.size(); ++k) primes.push_back({names[k], sizes[k]});
+    const std::vector<Extent> sizes = prime_factors(a.size);
+    for (std::size_t k = 0; k < names.size(); ++k) primes.push_back({names[k], static_cast<int>(sizes[k])});
   }
   return DeviceMesh(std::move(primes));
 }
 
 std::vector<std::string> DeviceMesh::prime_axes_of(const std::string& name) const {
-  const std::vector<int> sizes = prime_factors(axis_size(name));
+  const std::vector<Extent> sizes = prime_factors(axis_size(name));
   if (sizes.size() == 1) return {name};
   std::vector<std::string> names;
   for (std::size_t k = 0; k < sizes.size(); ++k) names.push_back(name + "." + std::to_string(k));

@@ -55,9 +55,6 @@ class DeviceMesh {
 // device) multiply to `devices`, in a fixed order: the meshes a number of ranks can be viewed as.
 std::vector<DeviceMesh> meshes_of(int devices, int max_axes = 3);
 
-// The prime factors of n >= 1 in increasing order, repeated by multiplicity (empty for 1).
-std::vector<int> prime_factors(Extent n);
-
 }  // namespace einrel::redistribute
 
 #endif

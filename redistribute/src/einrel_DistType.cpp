@@ -200,7 +200,7 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
   for (int d = 0; d < grid.rank(); ++d) {
     DistDim dim{grid.bound()[d], {}};
     Extent stride = 1;  // of the digit being matched, in the block index
-    for (int prime : prime_factors(grid.parts()[d])) {
+    for (Extent prime : prime_factors(grid.parts()[d])) {
       std::optional<std::size_t> match;
       for (std::size_t a = 0; a < mesh.axes().size() && !match; ++a) {
         if (used[a] || mesh.axes()[a].size != prime) continue;

@@ -319,7 +319,7 @@ Lowered lower_path(const std::vector<WeakStep>& weak, const DistType& source, co
     DistType before_gathers = target;
     std::vector<std::vector<std::string>> gathered(weak.size());
     for (std::size_t k = weak.size(); k-- > k0;) {  // last gathered is the most major: prepend from the end
-      for (int p : prime_factors(weak[k].factor)) {
+      for (Extent p : prime_factors(weak[k].factor)) {
         const auto it =
             std::find_if(free.begin(), free.end(), [&](const std::string& a) { return primes.axis_size(a) == p; });
         gathered[k].push_back(*it);

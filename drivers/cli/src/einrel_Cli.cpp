@@ -23,7 +23,7 @@ commands:
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
       the input and the element's index. Outputs are written collectively as root datasets of OUT.h5
       named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
-      (a power of two; default: the number of ranks rounded up to one) as the planner chooses (one of
+      (any whole number; default: the number of ranks, one join tuple per rank) as the planner chooses (one of
       the planners listed below; the LLM baselines need a transformer layer in the graph) under the
       cost model (default engine: what einrel moves; paper: eindecomp.txt's).
       --check also evaluates on one rank without partitioning and fails if the results differ by more

@@ -80,8 +80,8 @@ std::optional<long long> whole_integer(const std::string& s) {
 
 std::int64_t parse_procs(const std::string& s) {
   const auto value = whole_integer(s);
-  if (!value || !is_power_of_two(*value) || *value > (1LL << 40))
-    throw Error("--procs needs a power of two (1, 2, 4, ...), got '" + s + "'");
+  if (!value || *value < 1 || *value > (1LL << 40))
+    throw Error("--procs needs a whole number of processors from 1 to 2^40, got '" + s + "'");
   return *value;
 }
 

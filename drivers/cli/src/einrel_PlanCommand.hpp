@@ -23,7 +23,7 @@ struct PlanOptions {
 };
 // Plans a graph file and prints the plan to `out` on rank 0; with `ranks`, also the engine's dry run on
 // that many ranks (per rank floats sent and received, peak block bytes; no data, no MPI). Planning is deterministic, so
-// every rank plans and fails alike; throws Error for an unknown format or planner, p not a power of two, or a bad graph
+// every rank plans and fails alike; throws Error for an unknown format or planner, p out of range, or a bad graph
 // file.
 void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out);
 
