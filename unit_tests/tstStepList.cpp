@@ -6,6 +6,7 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_GraphBuilders.hpp>
+#include <einrel_GraphFile.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_TestDryRun.hpp>
@@ -16,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <tuple>
 
@@ -126,6 +128,27 @@ TEST(StepList, StepsAgreeAcrossRanks) {
         EXPECT_EQ(sent, received) << g.vertex(v).name << " on " << R << " ranks";
       }
     }
+  }
+}
+
+// A reader that numbers its tuples in another label order than its producer's output (`ji,jk->ik` after the
+// transpose `ij->ji`, both cut 2 x 2) finds every block where it runs: the producer numbers its tuples in the
+// reader's order (engine::tuple_orders), so nothing moves for that operand at any R.
+// In the equation's order, two of the four blocks sat on a rank that does not read them.
+TEST(StepList, TransposingReaderFindsItsBlocksInPlace) {
+  const Graph g = parse_graph(
+      "input A f64[12,10]\ninput B f64[10,6]\nT = einsum(\"ij->ji\", A, map=exp)\n"
+      "C = einsum(\"ji,jk->ik\", T, B)\noutput C\n",
+      "transpose.ein");
+  const std::vector<PartitionVector> plan{{}, {}, PartitionVector("ij", {2, 2}), PartitionVector("jik", {2, 2, 1})};
+  EXPECT_EQ(engine::tuple_orders(g, plan), (std::vector<std::string>{"", "", "ij", "ik"}));
+  const VertexId t = *g.find("T"), c = *g.find("C");
+  for (int R = 1; R <= 8; ++R) {
+    const engine::Schedule schedule(g, plan, R, engine::TransitionPolicy::point_to_point);
+    for (Extent b = 0; b < 4; ++b)
+      EXPECT_TRUE(schedule.vertex(c).operand_layout(0).placement().holds(schedule.layout(t).owner(b), b)) << R;
+    const std::vector<Extent>& sent = schedule.transition(c, 0).volumes.sent;
+    EXPECT_EQ(std::accumulate(sent.begin(), sent.end(), Extent{0}), 0) << R;
   }
 }
 

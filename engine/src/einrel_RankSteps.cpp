@@ -57,7 +57,7 @@ void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, 
   }
   for (const KernelCall& call : steps.kernels) {
     if (call.accumulate) continue;
-    const int owner = vs.tuple_rank(call.output_block * vs.group_size());
+    const int owner = vs.tuple_rank(vs.first_tuple(call.output_block));
     if (owner != rank) steps.sends.push_back({call.output_block, owner});
   }
 }

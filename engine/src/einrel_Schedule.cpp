@@ -8,12 +8,18 @@ namespace einrel::engine {
 using redistribute::BlockLayout;
 using redistribute::Placement;
 
-VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks) : ranks_(ranks) {
+VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
+                               const std::string& output_order)
+    : ranks_(ranks) {
   if (ranks < 1) throw Error("a schedule needs at least one rank");
   const ResolvedEinSum& resolved = *vertex.resolved;
   const EinSum& e = resolved.einsum();
   d.check_fits(resolved);
-  const std::string tuple_labels = e.output + resolved.aggregated_labels();
+  const std::string order = output_order.empty() ? e.output : output_order;
+  if (!std::is_permutation(order.begin(), order.end(), e.output.begin(), e.output.end()))
+    throw Error("tuple order '" + order + "' of vertex '" + vertex.name + "' is not an order of its output labels '" +
+                e.output + "'");
+  const std::string tuple_labels = order + resolved.aggregated_labels();
   for (char c : tuple_labels) tuple_parts_.push_back(d.parts_of(c));
   for (char c : resolved.aggregated_labels()) group_size_ *= d.parts_of(c);
   tuple_strides_.assign(tuple_parts_.size(), 1);
@@ -21,7 +27,15 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
     tuple_strides_[j] = num_tuples_;
     num_tuples_ *= tuple_parts_[j];
   }
-  output_layout_.emplace(BlockGrid(vertex.bound, d.project(e.output)), ranks);
+  for (char c : e.output) output_digits_.push_back(static_cast<int>(tuple_labels.find(c)));
+  BlockGrid output_grid(vertex.bound, d.project(e.output));
+  if (order == e.output) {
+    output_layout_.emplace(std::move(output_grid), ranks);
+  } else {
+    std::vector<int> owners;
+    for (Extent g = 0; g < output_grid.num_blocks(); ++g) owners.push_back(tuple_rank(first_tuple(g)));
+    output_layout_.emplace(std::move(output_grid), Placement::owners(owners, ranks));
+  }
 
   for (const std::string& labels : e.inputs) {
     std::vector<int> digits;
@@ -57,8 +71,9 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials
   for (std::size_t k = 0; k < e.inputs.size(); ++k) {
     std::vector<int> digits(tuple_parts_.size());
     for (std::size_t j = 0; j < digits.size(); ++j) digits[j] = static_cast<int>(j);
-    operand_digits_.push_back(std::move(digits));
+    operand_digits_.push_back(digits);
     operand_layouts_.push_back(partials);
+    output_digits_ = std::move(digits);
   }
 }
 
@@ -72,12 +87,24 @@ std::pair<Extent, Extent> VertexSchedule::tuples_of(int rank) const {
   return {(rank * J + R - 1) / R, ((rank + 1) * J + R - 1) / R};
 }
 
-Extent VertexSchedule::operand_block(std::size_t k, Extent t) const {
-  // The operand's key takes its labels' digits of t (mixed radix tuple_parts_, C order), in C order.
+Extent VertexSchedule::block_of(const std::vector<int>& digits, Extent t) const {
+  // The tensor's key takes its labels' digits of t (mixed radix tuple_parts_, C order), in C order.
   Extent id = 0;
-  for (int digit : operand_digits_[k])
-    id = id * tuple_parts_[digit] + (t / tuple_strides_[digit]) % tuple_parts_[digit];
+  for (int digit : digits) id = id * tuple_parts_[digit] + (t / tuple_strides_[digit]) % tuple_parts_[digit];
   return id;
+}
+
+Extent VertexSchedule::operand_block(std::size_t k, Extent t) const { return block_of(operand_digits_[k], t); }
+
+Extent VertexSchedule::first_tuple(Extent g) const {
+  // g's digits (C order over the output dimensions) at their tuple labels' strides; aggregated digits 0.
+  Extent t = 0;
+  for (std::size_t i = output_digits_.size(); i-- > 0;) {
+    const auto at = static_cast<std::size_t>(output_digits_[i]);
+    t += (g % tuple_parts_[at]) * tuple_strides_[at];
+    g /= tuple_parts_[at];
+  }
+  return t;
 }
 
 std::vector<int> VertexSchedule::contributors(Extent g) const {
@@ -87,7 +114,7 @@ std::vector<int> VertexSchedule::contributors(Extent g) const {
     return sites;
   }
   std::vector<int> ranks;
-  for (Extent t = g * group_size_; t < (g + 1) * group_size_; ++t)
+  for (Extent t = first_tuple(g); t < first_tuple(g) + group_size_; ++t)
     if (ranks.empty() || ranks.back() != tuple_rank(t)) ranks.push_back(tuple_rank(t));
   return ranks;
 }
@@ -106,6 +133,35 @@ std::vector<Bound> VertexSchedule::tuple_bounds(Extent t) const {
     bounds.push_back(grid.box(grid.key(operand_block(k, t))).extents());
   }
   return bounds;
+}
+
+std::vector<std::string> tuple_orders(const Graph& graph, const std::vector<partition::PartitionVector>& partitions) {
+  std::vector<std::string> orders(graph.size());
+  for (VertexId v = graph.size(); v-- > 0;) {
+    if (graph.vertex(v).is_input()) continue;
+    partitions[v].check_fits(*graph.vertex(v).resolved);  // readers (later vertices) are checked already
+    const std::string& output = graph.vertex(v).resolved->einsum().output;
+    orders[v] = output;
+    const std::vector<Extent> cut = partitions[v].project(output);
+    bool found = false;
+    for (VertexId c = v + 1; c < graph.size() && !found; ++c) {
+      const Vertex& reader = graph.vertex(c);
+      for (std::size_t k = 0; k < reader.inputs.size() && !found; ++k) {
+        const std::string& labels = reader.resolved->einsum().inputs[k];
+        if (reader.inputs[k] != v || partitions[c].project(labels) != cut) continue;
+        // The reader numbers its tuples over orders[c], then its aggregated labels: v's dimensions in that order.
+        const std::string reader_order = orders[c] + reader.resolved->aggregated_labels();
+        std::vector<std::size_t> dims(labels.size());
+        for (std::size_t i = 0; i < dims.size(); ++i) dims[i] = i;
+        std::sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) {
+          return reader_order.find(labels[a]) < reader_order.find(labels[b]);
+        });
+        for (std::size_t i = 0; i < dims.size(); ++i) orders[v][i] = output[dims[i]];
+        found = true;
+      }
+    }
+  }
+  return orders;
 }
 
 namespace {
@@ -159,10 +215,11 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
   if (partitions.size() != graph.size())
     throw Error("a schedule got " + std::to_string(partitions.size()) + " partition vectors for a graph of " +
                 std::to_string(graph.size()) + " vertices");
+  const std::vector<std::string> orders = tuple_orders(graph, partitions);
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    vertices_[v].emplace(vertex, partitions[v], ranks);
+    vertices_[v].emplace(vertex, partitions[v], ranks, orders[v]);
     layouts_[v] = vertices_[v]->output_layout();
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];

@@ -17,14 +17,18 @@ namespace einrel::engine {
 // partial results to the owner of each output block). Pure: fixed by the vertex, d and R alone.
 //
 // Join tuples (eindecomp.txt §4.3: one kernel call per key of the unique labels) are numbered in C order
-// over the output labels, then the aggregated labels, so the n_agg tuples that aggregate into one output
-// block are consecutive and tuple t feeds output block t / n_agg. Tuples are spread evenly in that order:
-// tuple t runs on rank floor(t·R/J). Output block g is owned by the rank of its first tuple, which is
-// floor(g·R/G): the output layout is Placement::spread over its grid, so a consumer with the same
-// partition finds its operand blocks where its own tuples run.
+// over the output labels in `output_order` (a permutation of the output labels; the equation's order by
+// default), then the aggregated labels, so the n_agg tuples that aggregate into one output block are
+// consecutive. Tuples are spread evenly in that order: tuple t runs on rank floor(t·R/J). Output block g is
+// owned by the rank of its first tuple, floor(q·R/G) with q its position in C order over `output_order`:
+// in the equation's order the output layout is Placement::spread over its grid. Schedule chooses the order
+// so that a reader cutting the value the same way finds each block on the rank of its first tuple reading
+// it (tuple_orders, docs/engine.md "Tuple order").
 class VertexSchedule {
  public:
-  VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks);
+  // Throws Error unless `output_order` is empty (the equation's order) or a permutation of the output labels.
+  VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
+                 const std::string& output_order = {});
   // An element-wise vertex whose operands are partial results laid out as `partials` (one summand per site
   // of each block): one tuple per block on each of its sites, combining the rank's summands with the join
   // (Schedule::on_partials); operands and output in `partials`, whatever the vertex's partition vector.
@@ -38,7 +42,9 @@ class VertexSchedule {
   }
   // This rank's tuples [first, last).
   std::pair<Extent, Extent> tuples_of(int rank) const;
-  Extent output_block(Extent t) const { return t / group_size_; }
+  // The output block tuple t feeds, and the first of the n_agg consecutive tuples feeding block g.
+  Extent output_block(Extent t) const { return block_of(output_digits_, t); }
+  Extent first_tuple(Extent g) const;
   // The block of operand k that tuple t reads (a block id of operand_layout(k)'s grid).
   Extent operand_block(std::size_t k, Extent t) const;
   // Operand k cut by d[l_k], each block on the ranks of the tuples that read it.
@@ -56,15 +62,26 @@ class VertexSchedule {
   std::vector<Bound> tuple_bounds(Extent t) const;
 
  private:
+  // The block id, in C order over a tensor's labels, whose key takes t's digits at `digits` (one per dimension).
+  Extent block_of(const std::vector<int>& digits, Extent t) const;
+
   int ranks_;
   Extent num_tuples_ = 1, group_size_ = 1;
   std::vector<Extent> tuple_parts_;               // parts of d per tuple label (output, then aggregated)
   std::vector<Extent> tuple_strides_;             // C-order strides of the tuple numbering
   std::vector<std::vector<int>> operand_digits_;  // per operand dimension, its tuple label's position
+  std::vector<int> output_digits_;                // per output dimension, its tuple label's position
   std::vector<redistribute::BlockLayout> operand_layouts_;
   std::optional<redistribute::BlockLayout> output_layout_;
   std::optional<redistribute::BlockLayout> partials_;  // set for a vertex on partial results
 };
+
+// Each EinSum vertex's output order (VertexSchedule) under `partitions`: the order in which its first reader
+// that cuts it the same way numbers its labels, so the reader's first tuple reading each block runs on the rank
+// holding it (a transposing reader such as `ji,jk->ik` after `ij->ji` otherwise moves blocks its partition
+// keeps); the equation's order when no reader cuts it the same way. Readers are decided first (last vertex
+// back). One string per vertex, empty for inputs.
+std::vector<std::string> tuple_orders(const Graph& graph, const std::vector<partition::PartitionVector>& partitions);
 
 // The whole graph's schedule on R ranks: a VertexSchedule per EinSum vertex and where every value lives.
 // An input is read straight into the operand layout of its first consumer (each copy read from the

@@ -19,8 +19,8 @@ namespace einrel::partition {
 //   one and the parts of a block that fall outside the block its own site reads are what moves. For
 //   intermediates that is the engine's network traffic; for inputs, the extra copies are read again from the
 //   file (or generated) rather than sent, and are charged the same so that replicating inputs is not free.
-//   Exact when every producer block sits at a site that reads it (the engine's numbering gives that on
-//   chains of products whose edges keep their partition), otherwise a lower bound.
+//   Exact when every producer block sits at a site that reads it (the engine's tuple order gives that to the
+//   first reader that keeps the partition, docs/engine.md), otherwise a lower bound.
 enum class CostModel { engine, paper };
 
 // "engine", "paper", in that order.
