@@ -68,12 +68,11 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials
     num_tuples_ *= tuple_parts_[j];
   }
   output_layout_ = partials;
+  output_digits_.resize(tuple_parts_.size());  // operands and output share the partials' grid
+  for (std::size_t j = 0; j < output_digits_.size(); ++j) output_digits_[j] = static_cast<int>(j);
   for (std::size_t k = 0; k < e.inputs.size(); ++k) {
-    std::vector<int> digits(tuple_parts_.size());
-    for (std::size_t j = 0; j < digits.size(); ++j) digits[j] = static_cast<int>(j);
-    operand_digits_.push_back(digits);
+    operand_digits_.push_back(output_digits_);
     operand_layouts_.push_back(partials);
-    output_digits_ = std::move(digits);
   }
 }
 
@@ -114,7 +113,8 @@ std::vector<int> VertexSchedule::contributors(Extent g) const {
     return sites;
   }
   std::vector<int> ranks;
-  for (Extent t = first_tuple(g); t < first_tuple(g) + group_size_; ++t)
+  const Extent first = first_tuple(g);
+  for (Extent t = first; t < first + group_size_; ++t)
     if (ranks.empty() || ranks.back() != tuple_rank(t)) ranks.push_back(tuple_rank(t));
   return ranks;
 }
