@@ -18,8 +18,8 @@ inline Extent sum_over_ranks(const redistribute::Communicator& comm, Extent mine
 }
 
 // What `execute` measured on this rank equals the dry run of the same schedule, to the float and the byte:
-// floats sent and received, peak block bytes, kernel calls, and per vertex the floats moved over all ranks
-// (collective).
+// floats sent and received, peak block bytes, kernel calls, input floats read again, and per vertex the floats moved
+// over all ranks (collective).
 template <class MemorySpace>
 void expect_dry_run_matches(const redistribute::Communicator& comm, const Graph& g, const engine::Schedule& schedule,
                             const engine::EngineResult<MemorySpace>& result) {
@@ -29,6 +29,7 @@ void expect_dry_run_matches(const redistribute::Communicator& comm, const Graph&
   EXPECT_EQ(result.traffic.floats_received, predicted.floats_received);
   EXPECT_EQ(result.traffic.peak_block_bytes, predicted.peak_block_bytes);
   EXPECT_EQ(result.traffic.tuples, predicted.tuples);
+  EXPECT_EQ(result.traffic.floats_read, predicted.floats_read);
   for (VertexId v = 0; v < g.size(); ++v)
     EXPECT_EQ(sum_over_ranks(comm, result.vertices[v].floats_sent), dry.floats_moved[v]) << g.vertex(v).name;
 }

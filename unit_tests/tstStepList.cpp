@@ -48,10 +48,21 @@ Values constant_inputs(const Communicator& comm, const Graph& g, const engine::S
   return inputs;
 }
 
+// With InputReads::again, re-reading an input costs nothing in the model, so every consumer that would move
+// an input in another layout reads it again; the reader fills the constant of constant_inputs.
 void expect_dry_run_is_execute(const Communicator& comm, const Graph& g, const std::vector<PartitionVector>& plan,
-                               engine::TransitionPolicy policy) {
-  const engine::Schedule schedule(g, plan, comm.size(), policy);
-  const auto result = engine::execute(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule));
+                               engine::TransitionPolicy policy, engine::InputReads reads = engine::InputReads::move) {
+  engine::MachineModel model;
+  model.file_seconds_per_byte = 0;
+  const engine::Schedule schedule(g, plan, comm.size(), policy, model, {}, reads);
+  const engine::InputReader<Mem> read = [](VertexId, const engine::AnyBoxedBlocks<Mem>& blocks) {
+    std::visit(
+        [](const auto& boxed) {
+          for (const auto& [box, block] : boxed) Kokkos::deep_copy(block.view(), 0.5);
+        },
+        blocks);
+  };
+  const auto result = engine::execute(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule), {}, read);
   test::expect_dry_run_matches(comm, g, schedule, result);
 }
 
@@ -74,8 +85,10 @@ TEST(StepList, DryRunIsWhatExecuteMeasuresOnRandomGraphs) {
     const Extent p = partition::procs_for_ranks(comm.size());
     const std::string planner = partition::planner_names()[static_cast<std::size_t>(trial) % 4];
     SCOPED_TRACE("trial " + std::to_string(trial) + " on " + std::to_string(comm.size()) + " ranks");
-    expect_dry_run_is_execute(comm, g, plan, policies[trial % 3]);
-    expect_dry_run_is_execute(comm, g, partition::make_plan(g, p, planner).partitions, policies[(trial + 1) % 3]);
+    const engine::InputReads reads = trial % 2 ? engine::InputReads::again : engine::InputReads::move;
+    expect_dry_run_is_execute(comm, g, plan, policies[trial % 3], reads);
+    expect_dry_run_is_execute(comm, g, partition::make_plan(g, p, planner).partitions, policies[(trial + 1) % 3],
+                              reads);
   }
 }
 
@@ -128,6 +141,37 @@ TEST(StepList, StepsAgreeAcrossRanks) {
         EXPECT_EQ(sent, received) << g.vertex(v).name << " on " << R << " ranks";
       }
     }
+  }
+}
+
+// An input cut three ways by its three readers: with InputReads::again and a model where reading is free, the
+// second and third read it again from its source (OperandSource::read), which moves nothing between ranks and
+// reads what they need; with `move` they move it. The dry run counts either run as execute measures it.
+TEST(StepList, AnInputCutThreeWaysIsReadAgainOrMoved) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g = parse_graph(
+      "input X f64[12,8,10]\na = einsum(\"ijk->k\", X)\nb = einsum(\"ijk->ij\", X, agg=max)\n"
+      "c = einsum(\"ijk->\", X, map=square)\noutput a, b, c\n",
+      "reads.ein");
+  const Extent R = static_cast<Extent>(comm.size());
+  const std::vector<PartitionVector> plan{
+      {}, PartitionVector("ijk", {1, 1, R}), PartitionVector("ijk", {R, 1, 1}), PartitionVector("ijk", {1, R, 1})};
+  for (engine::InputReads reads : {engine::InputReads::again, engine::InputReads::move}) {
+    SCOPED_TRACE(engine::input_reads_name(reads));
+    expect_dry_run_is_execute(comm, g, plan, engine::TransitionPolicy::point_to_point, reads);
+    engine::MachineModel model;
+    model.file_seconds_per_byte = 0;
+    const engine::Schedule schedule(g, plan, comm.size(), engine::TransitionPolicy::point_to_point, model, {}, reads);
+    const engine::Traffic dry = engine::dry_run(g, schedule);
+    for (VertexId v : {VertexId{2}, VertexId{3}}) {
+      EXPECT_EQ(schedule.reads_again(v, 0), reads == engine::InputReads::again && R > 1);
+      if (R > 1) {
+        EXPECT_EQ(dry.floats_moved[v] == dry.partials_moved[v], reads == engine::InputReads::again) << v;
+      }
+    }
+    Extent read = 0;
+    for (const engine::RankTraffic& r : dry.ranks) read += r.floats_read;
+    EXPECT_EQ(read, reads == engine::InputReads::again && R > 1 ? Extent{2 * 12 * 8 * 10} : Extent{0});
   }
 }
 

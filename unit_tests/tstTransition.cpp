@@ -131,7 +131,7 @@ output C
   ASSERT_EQ(t.path, TransitionPath::collectives);
   ASSERT_EQ(t.plan->steps.size(), 1u) << redistribute::steps_text(*t.plan);
   EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::allgather);
-  const engine::CommModel model;
+  const engine::MachineModel model;
   const auto p2p_volumes =
       redistribute::exchange_volumes(automatic.layout(*g.find("S")), automatic.vertex(C).operand_layout(1));
   EXPECT_EQ(t.volumes.sent, p2p_volumes.sent);

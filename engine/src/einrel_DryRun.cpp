@@ -45,6 +45,31 @@ class ScratchBytes {
   std::map<std::pair<std::vector<Bound>, bool>, std::size_t> known_;
 };
 
+// The model's time for one kernel call (MachineModel): the longer of its flops (2 per join result of a
+// binary call that aggregates, one otherwise) and its blocks' bytes at the memory rate. Cached per bounds.
+class KernelSeconds {
+ public:
+  KernelSeconds(const EinSum& e, Dtype dtype, const MachineModel& model)
+      : e_(e), element_(static_cast<double>(dtype_bytes(dtype))), model_(model) {}
+  double operator()(const std::vector<Bound>& bounds) {
+    auto [it, fresh] = known_.try_emplace(bounds, 0.0);
+    if (!fresh) return it->second;
+    const ResolvedEinSum r = resolve(e_, bounds);
+    double joins = 1, elements = 0;
+    for (Extent n : r.extents(r.unique_labels())) joins *= static_cast<double>(n);
+    for (const Bound& b : bounds) elements += static_cast<double>(num_elements(b));
+    elements += static_cast<double>(num_elements(r.output_bound()));
+    const double flops = (bounds.size() > 1 && !r.aggregated_labels().empty() ? 2 : 1) * joins;
+    return it->second = std::max(flops / model_.flops_per_second, elements * element_ / model_.memory_bytes_per_second);
+  }
+
+ private:
+  const EinSum& e_;
+  double element_;
+  const MachineModel& model_;
+  std::map<std::vector<Bound>, double> known_;
+};
+
 // The blocks one rank holds as its steps run, by identity as the engine's BlockCensus counts them: a block
 // shared by an operand and its producer is one block, live while anything holds it. Bytes are counted
 // exactly (the census) and as the BlockPool allocates them (rounded to a size class), with the high-water
@@ -124,10 +149,11 @@ class RankWalk {
     std::vector<BlockIds> operands(s.operands.size());
     std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
     for (OperandSource pass : {OperandSource::exchange, OperandSource::collectives}) {
-      for (const OperandSteps& op : s.operands) {
-        if (op.source != pass) continue;
+      for (const OperandSteps& op : s.operands) {  // inputs read again are placed with the exchanges
+        if (op.source != pass && !(op.source == OperandSource::read && pass == OperandSource::exchange)) continue;
         place_operand(v, op, operands[op.operand]);
         mine.floats_sent += op.floats_sent, mine.floats_received += op.floats_received;
+        mine.floats_read += op.floats_read;
         traffic_.floats_moved[v] += op.floats_sent;
         if (pass == OperandSource::collectives)
           collective_scratch = std::max(collective_scratch, reshard_scratch_bytes(v, op.operand));
@@ -166,7 +192,11 @@ class RankWalk {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const BlockGrid& out = vs.output_layout().grid();
     ScratchBytes scratch(graph_.vertex(s.vertex).resolved->einsum(), graph_.vertex(s.vertex).dtype);
+    KernelSeconds call_seconds(graph_.vertex(s.vertex).resolved->einsum(), graph_.vertex(s.vertex).dtype,
+                               schedule_.model());
+    double seconds = 0;
     for (const KernelCall& call : s.kernels) {
+      seconds += call_seconds(vs.tuple_bounds(call.tuple));
       if (!call.accumulate) {
         if (s.in_place) {
           partials_[call.output_block] = first_operand.at(vs.operand_block(0, call.tuple));
@@ -179,6 +209,7 @@ class RankWalk {
       held_.sample(s.vertex, scratch(vs.tuple_bounds(call.tuple), call.accumulate));
     }
     traffic_.ranks[static_cast<std::size_t>(rank_)].tuples += s.tuples();
+    traffic_.vertex_seconds[s.vertex] = std::max(traffic_.vertex_seconds[s.vertex], seconds);
   }
 
   // The reduction: receive blocks for the owned output blocks, sampled, combined and dropped; partials sent.
@@ -196,6 +227,7 @@ class RankWalk {
       const Extent n = block_size(out, m.output_block);
       mine.floats_sent += n;
       traffic_.floats_moved[s.vertex] += n;
+      traffic_.partials_moved[s.vertex] += n;
       held_.drop(partials_.at(m.output_block));
       partials_.erase(m.output_block);
     }
@@ -218,9 +250,12 @@ class RankWalk {
 
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits) {
   const int R = schedule.ranks();
-  Traffic traffic{std::vector<RankTraffic>(R), std::vector<Extent>(graph.size(), 0), std::vector<std::size_t>(R, 0),
-                  std::vector<VertexId>(R, 0)};
+  Traffic traffic{std::vector<RankTraffic>(R),          std::vector<Extent>(graph.size(), 0),
+                  std::vector<Extent>(graph.size(), 0), std::vector<std::size_t>(R, 0),
+                  std::vector<VertexId>(R, 0),          std::vector<double>(graph.size(), 0.0)};
   for (int r = 0; r < R; ++r) RankWalk(graph, schedule, limits, traffic).run(rank_steps(graph, schedule, r));
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (!graph.vertex(v).is_input()) traffic.vertex_seconds[v] += schedule.communication_seconds(v);
   return traffic;
 }
 

@@ -36,6 +36,18 @@ template <class MemorySpace>
 using AnyDistributed = std::variant<redistribute::DistributedTensorRelation<float, MemorySpace>,
                                     redistribute::DistributedTensorRelation<double, MemorySpace>>;
 
+// Blocks of a tensor with their boxes in it, of either dtype.
+template <class Scalar, class MemorySpace>
+using BoxedBlocks = std::vector<std::pair<Box, Tensor<Scalar, MemorySpace>>>;
+template <class MemorySpace>
+using AnyBoxedBlocks = std::variant<BoxedBlocks<float, MemorySpace>, BoxedBlocks<double, MemorySpace>>;
+
+// Fills `blocks` (allocated, of the input's dtype) with the values of graph input `input` in their boxes,
+// read again from its source: a step of Schedule::reads_again (InputReads::again). Called on every rank in
+// the same order (with no blocks where a rank reads none), so it may be collective.
+template <class MemorySpace>
+using InputReader = std::function<void(VertexId input, const AnyBoxedBlocks<MemorySpace>& blocks)>;
+
 // What one rank measured for one vertex: wall time of the whole vertex and of its kernels, and the floats
 // it sent to and received from other ranks (operand exchanges and the reduction of partials).
 struct VertexMeasure {
@@ -154,7 +166,7 @@ class StepRunner {
   using Values = std::vector<std::optional<AnyDistributed<Memory>>>;
 
   StepRunner(const ExecutionSpace& exec, redistribute::Exchange<Memory>& exchange, const Graph& graph,
-             const Schedule& schedule, const Options& options, Values inputs)
+             const Schedule& schedule, const Options& options, Values inputs, const InputReader<Memory>& read)
       : exec_(exec),
         exchange_(exchange),
         comm_(exchange.comm()),
@@ -162,7 +174,8 @@ class StepRunner {
         schedule_(schedule),
         options_(options),
         limits_(options.exchange_limits()),
-        result_{std::move(inputs), std::vector<VertexMeasure>(graph.size()), RankTraffic{}} {}
+        result_{std::move(inputs), std::vector<VertexMeasure>(graph.size()), RankTraffic{}},
+        read_(read) {}
 
   EngineResult<Memory> run(const RankSteps& steps) {
     const auto start = std::chrono::steady_clock::now();
@@ -238,16 +251,22 @@ class StepRunner {
     redistribute::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
       for (const OperandSteps& op : s.operands) {
-        if (op.source != OperandSource::exchange) continue;
+        if (op.source != OperandSource::exchange && op.source != OperandSource::read) continue;
+        if (op.source == OperandSource::read && !read_)
+          throw Error("vertex '" + vertex.name + "' reads input '" + graph_.vertex(op.producer).name +
+                      "' again from its source, and the engine was given no input reader");
         const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
         operands[op.operand].emplace(comm_, vs.operand_layout(op.operand), operand_blocks<S>(vertex, vs, op, from));
-        plans[op.operand].emplace(from.layout(), vs.operand_layout(op.operand), comm_.rank(), sizeof(S), limits_);
+        if (op.source == OperandSource::exchange)
+          plans[op.operand].emplace(from.layout(), vs.operand_layout(op.operand), comm_.rank(), sizeof(S), limits_);
       }
       sample(with<S>(operands));
     });
     for (const OperandSteps& op : s.operands) {
       const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
-      if (op.source == OperandSource::exchange) {
+      if (op.source == OperandSource::read) {
+        read_again<S>(vertex, vs, op, *operands[op.operand]);
+      } else if (op.source == OperandSource::exchange) {
         const redistribute::ExchangeStats stats =
             exchange_.execute(exec_, *plans[op.operand], from.local(), operands[op.operand]->local());
         measure.floats_sent += stats.elements_sent;
@@ -262,6 +281,18 @@ class StepRunner {
       if (op.source == OperandSource::same_as) operands[op.operand] = operands[op.same_as];
     sample(with<S>(operands));
     for (VertexId in : s.released) result_.values[in].reset();
+  }
+
+  // An input's new blocks in an operand's layout filled by the reader (the blocks shared with the input's
+  // own layout hold its values already).
+  template <class S>
+  void read_again(const Vertex& vertex, const VertexSchedule& vs, const OperandSteps& op, const D<S>& operand) {
+    const BlockGrid& grid = vs.operand_layout(op.operand).grid();
+    BoxedBlocks<S, Memory> fresh;
+    for (Extent b : op.new_blocks) fresh.emplace_back(grid.box(grid.key(b)), operand.block(grid.key(b)));
+    PhaseRegion region(vertex.name, "read");
+    read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)));
+    result_.traffic.floats_read += op.floats_read;
   }
 
   // The blocks of an exchanged operand on this rank: new ones, and those it shares with the producer.
@@ -374,6 +405,7 @@ class StepRunner {
   const Options& options_;
   const redistribute::ExchangeLimits limits_;
   EngineResult<Memory> result_;
+  const InputReader<Memory>& read_;
   std::size_t peak_ = 0;
 };
 
@@ -409,7 +441,8 @@ void check_engine_inputs(const redistribute::Communicator& comm, const Graph& gr
 
 // Collective over comm: evaluates `graph` on the ranks of comm as `schedule` (planned for comm's size)
 // says (docs/engine.md), by running this rank's `steps` (rank_steps(graph, schedule, rank)). `inputs` holds,
-// for every input vertex, this rank's blocks in schedule.layout(input) (other entries empty). Per EinSum
+// for every input vertex, this rank's blocks in schedule.layout(input) (other entries empty); `read` fills
+// the operands the schedule reads again from an input's source (needed only if it has any). Per EinSum
 // vertex: (1) each operand is placed at the sites of its join tuples (exchanged, moved by collectives, or
 // shared with its producer where a block stays), and producers are released after their last reader; (2)
 // every kernel call runs, accumulating into one partial block per output block (in place: the first
@@ -425,14 +458,15 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
     const Graph& graph, const Schedule& schedule, const RankSteps& steps,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
-    const Options& options = {}) {
+    const Options& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
   detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);
   redistribute::collectively(exchange.comm(), [&] {
     if (steps.rank != exchange.comm().rank())
       throw Error("the steps of rank " + std::to_string(steps.rank) + " cannot run on rank " +
                   std::to_string(exchange.comm().rank()));
   });
-  return detail::StepRunner<ExecutionSpace>(exec, exchange, graph, schedule, options, std::move(inputs)).run(steps);
+  return detail::StepRunner<ExecutionSpace>(exec, exchange, graph, schedule, options, std::move(inputs), read)
+      .run(steps);
 }
 
 // The same, computing this rank's steps for this call.
@@ -441,7 +475,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
     const Graph& graph, const Schedule& schedule,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
-    const Options& options = {}) {
+    const Options& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
   std::optional<RankSteps> steps;
   redistribute::collectively(exchange.comm(), [&] {
     if (schedule.ranks() == exchange.comm().size()) steps = rank_steps(graph, schedule, exchange.comm().rank());
@@ -450,7 +484,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);  // throws: wrong rank count
     steps.emplace();
   }
-  return execute(exec, exchange, graph, schedule, *steps, std::move(inputs), options);
+  return execute(exec, exchange, graph, schedule, *steps, std::move(inputs), options, read);
 }
 
 // The same on a communicator, with an exchange of its own for this call.
@@ -458,9 +492,9 @@ template <class ExecutionSpace>
 EngineResult<typename ExecutionSpace::memory_space> execute(
     const ExecutionSpace& exec, const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
-    const Options& options = {}) {
+    const Options& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
   redistribute::Exchange<typename ExecutionSpace::memory_space> exchange(comm);
-  return execute(exec, exchange, graph, schedule, std::move(inputs), options);
+  return execute(exec, exchange, graph, schedule, std::move(inputs), options, read);
 }
 
 }  // namespace einrel::engine

@@ -7,63 +7,150 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace einrel::engine {
 
-FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& options,
-                              const partition::Carried& carried) {
-  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
-  auto make_plan = [&](Extent p, const std::string& planner) {
-    partition::Plan plan = partition::make_plan(graph, p, planner, options.cost_model);
-    if (!carried.empty()) partition::plan_carried(graph, plan, carried);
-    return plan;
-  };
-  partition::Plan requested = make_plan(procs, options.planner);
-  const std::optional<std::size_t>& memory_limit = options.memory_limit;
-  if (!memory_limit) return {requested, options.transitions};
+Schedule make_schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
+                       TransitionPolicy policy, const Options& options, const partition::Carried& carried) {
+  return Schedule(graph, partitions, ranks, policy, options.scheduling_model(), carried, options.input_reads);
+}
 
+namespace {
+
+// Whether objective value a beats b: by more than rounding, so that a tie keeps the earlier candidate.
+bool better(double a, double b) { return a < b - 1e-9 * std::abs(b); }
+
+// Plans and their dry runs on `ranks` ranks under the options' transitions, input reads and machine.
+class PlanCosting {
+ public:
+  PlanCosting(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried)
+      : graph_(graph), ranks_(ranks), options_(options), carried_(carried) {}
+
+  partition::Plan make(Extent p, const std::string& planner, partition::CostModel model) const {
+    partition::Plan plan = partition::make_plan(graph_, p, planner, model);
+    if (!carried_.empty()) partition::plan_carried(graph_, plan, carried_);
+    return plan;
+  }
+  Traffic dry_run(const partition::Plan& plan, TransitionPolicy policy) const {
+    return engine::dry_run(graph_, make_schedule(graph_, plan.partitions, ranks_, policy, options_, carried_),
+                           options_.exchange_limits());
+  }
+  double objective(const partition::Plan& plan, const Traffic& dry) const {
+    switch (options_.objective) {
+      case Objective::makespan:
+        return dry.estimated_seconds();
+      case Objective::floats:
+        return static_cast<double>(dry.total_floats_moved());
+      case Objective::model:
+        return plan.total_cost;
+    }
+    return 0;
+  }
+
+  // EinDecomp's choice: of its dynamic program's plans (under the engine and the paper models) and the
+  // baselines' plans for this graph, the one its dry run finds best by the objective (ties: that order).
+  // The dynamic program is exact for its decomposable model on trees; the dry run is the engine itself.
+  partition::Plan eindecomp(Extent p) const {
+    std::vector<partition::Plan> candidates{make(p, "eindecomp", options_.cost_model),
+                                            make(p, "eindecomp", partition::CostModel::paper)};
+    for (const std::string& name : partition::planners_for(graph_))
+      if (name != "eindecomp") candidates.push_back(make(p, name, options_.cost_model));
+    std::size_t best = 0, considered = 0;
+    double least = 0;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      considered += candidates[c].partitions_considered;
+      const double value = objective(candidates[c], dry_run(candidates[c], options_.transitions));
+      if (c == 0 || better(value, least)) best = c, least = value;
+    }
+    partition::Plan chosen = std::move(candidates[best]);
+    chosen.proposed_by = best == 1 ? "eindecomp (paper model)" : chosen.planner;
+    chosen.planner = "eindecomp";
+    chosen.cost_model = options_.cost_model;
+    chosen.partitions_considered = considered;
+    return chosen;
+  }
+
+  partition::Plan requested(Extent p, const std::string& planner) const {
+    return planner == "eindecomp" && options_.cost_model == partition::CostModel::engine &&
+                   options_.objective != Objective::model
+               ? eindecomp(p)
+               : make(p, planner, options_.cost_model);
+  }
+
+ private:
+  const Graph& graph_;
+  int ranks_;
+  const Options& options_;
+  const partition::Carried& carried_;
+};
+
+// Under the engine model, the plan's costs are its dry run's: per vertex the floats moved to place its
+// operands (join: repartitions included) and its partial results (agg), and the estimated seconds.
+void cost_by_dry_run(const Graph& graph, partition::Plan& plan, const Traffic& dry, Objective objective) {
+  plan.estimated_seconds = dry.estimated_seconds();
+  if (plan.cost_model != partition::CostModel::engine || objective == Objective::model) return;
+  plan.costed_by_dry_run = true;
+  plan.total_cost = static_cast<double>(dry.total_floats_moved());
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (!graph.vertex(v).is_input())
+      plan.costs[v] = {static_cast<double>(dry.floats_moved[v] - dry.partials_moved[v]),
+                       static_cast<double>(dry.partials_moved[v]), 0.0};
+}
+
+// The requested plan if its busiest rank fits options.memory_limit (or there is none); else, with automatic
+// transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
+// every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits.
+FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, partition::Plan requested,
+                      const PlanCosting& costing) {
+  const std::optional<std::size_t>& memory_limit = options.memory_limit;
+  if (!memory_limit) return {std::move(requested), options.transitions};
   struct Estimate {
     std::size_t peak = 0;
     int rank = 0;
     VertexId vertex = 0;
+    double objective = 0;
   };
   auto estimate = [&](const partition::Plan& plan, TransitionPolicy policy) {
-    const Traffic dry = dry_run(graph, Schedule(graph, plan.partitions, ranks, policy, CommModel{}, carried),
-                                options.exchange_limits());
+    const Traffic dry = costing.dry_run(plan, policy);
     Estimate e;
     for (int r = 0; r < ranks; ++r)
       if (dry.peak_memory_bytes[r] > e.peak) e = {dry.peak_memory_bytes[r], r, dry.peak_vertex[r]};
+    e.objective = costing.objective(plan, dry);
     return e;
   };
   std::vector<TransitionPolicy> policies{options.transitions};
   if (options.transitions == TransitionPolicy::automatic)
     policies.insert(policies.end(), {TransitionPolicy::point_to_point, TransitionPolicy::collectives});
-  // The first policy under which `plan` fits, else nothing; `closest` keeps the smallest miss.
+  // The first policy under which `plan` fits and its objective, else nothing; `closest` keeps the smallest miss.
   std::optional<Estimate> closest;
   partition::Plan closest_plan = requested;
-  auto fitting = [&](const partition::Plan& plan) -> std::optional<TransitionPolicy> {
+  auto fitting = [&](const partition::Plan& plan) -> std::optional<std::pair<TransitionPolicy, double>> {
     for (TransitionPolicy policy : policies) {
       const Estimate e = estimate(plan, policy);
-      if (e.peak <= *memory_limit) return policy;
+      if (e.peak <= *memory_limit) return std::pair{policy, e.objective};
       if (!closest || e.peak < closest->peak) closest = e, closest_plan = plan;
     }
     return std::nullopt;
   };
-  if (const auto policy = fitting(requested)) return {requested, *policy};
+  if (const auto fit = fitting(requested)) return {std::move(requested), fit->first};
 
+  const Extent procs = requested.procs;
   std::vector<std::string> planners{options.planner};
   for (const std::string& name : partition::planners_for(graph))
     if (name != options.planner) planners.push_back(name);
   std::optional<FittedPlan> best;
+  double best_objective = 0;
   for (Extent p : {procs, 2 * procs, 4 * procs})
     for (const std::string& planner : planners) {
       if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
-      partition::Plan plan = make_plan(p, planner);
-      if (const auto policy = fitting(plan))
-        if (!best || plan.total_cost < best->plan.total_cost) best = FittedPlan{std::move(plan), *policy};
+      partition::Plan plan = costing.make(p, planner, options.cost_model);
+      if (const auto fit = fitting(plan))
+        if (!best || better(fit->second, best_objective))
+          best = FittedPlan{std::move(plan), fit->first}, best_objective = fit->second;
     }
   if (best) return *best;
   throw Error("no plan fits the memory limit of " + std::to_string(*memory_limit) + " bytes per rank; the closest (" +
@@ -71,6 +158,17 @@ FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& opti
               std::to_string(closest->peak) + " bytes on rank " + std::to_string(closest->rank) + " at vertex '" +
               graph.vertex(closest->vertex).name + "', " + std::to_string(closest->peak - *memory_limit) +
               " bytes more than the limit");
+}
+
+}  // namespace
+
+FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& options,
+                              const partition::Carried& carried) {
+  const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
+  const PlanCosting costing(graph, ranks, options, carried);
+  FittedPlan fitted = fit_memory(graph, ranks, options, costing.requested(procs, options.planner), costing);
+  cost_by_dry_run(graph, fitted.plan, costing.dry_run(fitted.plan, fitted.transitions), options.objective);
+  return fitted;
 }
 
 std::size_t available_host_memory() {

@@ -7,6 +7,7 @@
 #include <einrel_Options.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RedistributionPlan.hpp>
+#include <einrel_Schedule.hpp>
 #include <einrel_Transition.hpp>
 
 #include <mpi.h>
@@ -22,6 +23,11 @@ struct FittedPlan {
   partition::Plan plan;
   TransitionPolicy transitions = TransitionPolicy::automatic;
 };
+
+// The schedule of `partitions` on `ranks` ranks as `options` say (transitions `policy`, input reads, the
+// scheduling model): the one way the pipeline, the plan command and the planning's dry runs make it.
+Schedule make_schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
+                       TransitionPolicy policy, const Options& options, const partition::Carried& carried = {});
 
 // The plan to run on `ranks` ranks, as `options` ask (procs, planner, cost_model, transitions,
 // memory_limit, comm_buffer_limit); with `carried` pairs (a step graph run again and again), each plan's

@@ -11,8 +11,19 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace einrel::engine {
+
+// What the engine's planning minimises over its candidate plans, each costed by its dry run on the ranks
+// it will run on (docs/planner.md "The objective"): the estimated makespan (Traffic::estimated_seconds
+// under Options::machine), or the floats moved between ranks (the paper's objective, counted exactly);
+// or `model`: the planner's own decomposable cost model alone, with no dry run (what its dynamic program
+// minimises; for checking it against an exhaustive search).
+enum class Objective { makespan, floats, model };
+std::string_view objective_name(Objective objective);  // "makespan", "floats", "model"
+// Throws Error naming the accepted words.
+Objective parse_objective(const std::string& text);
 
 // How a graph is planned and run: the one set of options of the pipeline (Session) that `einrel run`,
 // `einrel train`, `einrel matrix-chain` and einrel::Program share. Each field is a command-line option of
@@ -21,14 +32,25 @@ struct Options {
   std::optional<Extent> procs;        // --procs: p; default partition::procs_for_ranks(ranks)
   std::string planner = "eindecomp";  // --planner: one of partition::planner_names()
   partition::CostModel cost_model = partition::CostModel::engine;  // --cost-model
+  Objective objective = Objective::makespan;                       // --objective
+  MachineModel machine;                                            // --machine FILE (einrel calibrate)
   TransitionPolicy transitions = TransitionPolicy::automatic;      // --transitions
   std::optional<std::size_t> memory_limit;  // --memory-limit: bytes per rank the plan must fit (plan_within_memory)
   std::size_t comm_buffer_limit = 0;  // --comm-buffer-limit: bytes of send + receive buffers per round (0: no cap)
+  InputReads input_reads = InputReads::move;  // `einrel run` and `matrix-chain`: again
   bool warm_memory = true;  // --no-warm-memory turns it off: take every block before the first execution (warm_memory)
   // Called on every rank after each EinSum vertex with its id and the seconds since the execution began
   // (--progress).
   std::function<void(VertexId, double)> on_vertex_done;
   std::optional<FailureInjection> failure;  // test-only (EINREL_TEST_INJECT_FAILURE, docs/engine.md)
+
+  // The model a schedule chooses its transitions and input reads by: the machine, where re-reading an input
+  // costs no time under the floats objective (it moves nothing between ranks).
+  MachineModel scheduling_model() const {
+    MachineModel model = machine;
+    if (objective == Objective::floats) model.file_seconds_per_byte = 0;
+    return model;
+  }
 
   redistribute::ExchangeLimits exchange_limits() const {
     redistribute::ExchangeLimits limits;

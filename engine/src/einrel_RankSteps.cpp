@@ -19,6 +19,20 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
     return op;
   }
   const BlockLayout &from = schedule.layout(op.producer), &to = vs.operand_layout(k);
+  const bool same_cut = from.grid() == to.grid();
+  // A block that stays on its rank with the same cut is shared with the producer; the others are new.
+  auto shared_or_new = [&](Extent b) {
+    if (same_cut && from.placement().holds(rank, b))
+      op.shared_blocks.emplace_back(b, b);
+    else
+      op.new_blocks.push_back(b);
+  };
+  if (schedule.reads_again(v, k)) {
+    op.source = OperandSource::read;
+    for (Extent b : to.blocks_of(rank)) shared_or_new(b);
+    for (Extent b : op.new_blocks) op.floats_read += to.grid().box(to.grid().key(b)).size();
+    return op;
+  }
   const Transition& transition = schedule.transition(v, k);
   op.floats_sent = transition.volumes.sent[static_cast<std::size_t>(rank)];
   op.floats_received = transition.volumes.received[static_cast<std::size_t>(rank)];
@@ -32,13 +46,7 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
       op.new_blocks.push_back(tile);
     return op;
   }
-  const bool same_cut = from.grid() == to.grid();
-  for (Extent b : to.blocks_of(rank)) {
-    if (same_cut && from.placement().holds(rank, b))
-      op.shared_blocks.emplace_back(b, b);
-    else
-      op.new_blocks.push_back(b);
-  }
+  for (Extent b : to.blocks_of(rank)) shared_or_new(b);
   return op;
 }
 

@@ -22,6 +22,7 @@ enum class OperandSource {
   exchange,     // point-to-point from the producer's layout (redistribute::Exchange)
   collectives,  // the schedule's synthesized collectives (Schedule::transition)
   same_as,      // the blocks of an earlier operand with the same producer and layout (Schedule::shared_operand)
+  read,         // a graph input read again from its source into the operand's layout (Schedule::reads_again)
 };
 
 // One operand's blocks on this rank (block ids of VertexSchedule::operand_layout(k)).
@@ -35,6 +36,7 @@ struct OperandSteps {
   // rank with the same cut, or the tile a lone allpermute leaves in place).
   std::vector<std::pair<Extent, Extent>> shared_blocks;
   Extent floats_sent = 0, floats_received = 0;  // this rank's share of the transition
+  Extent floats_read = 0;                       // read again from the input's source (OperandSource::read)
 };
 
 // One join tuple's kernel call: it starts the partial block of its output block, or accumulates into it

@@ -168,7 +168,7 @@ namespace {
 
 // The model's time for reducing a vertex's partial results on the owners of its output blocks (step 3 of
 // execute): the busiest rank's messages and bytes.
-double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, const CommModel& model) {
+double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, const MachineModel& model) {
   std::vector<Extent> messages(vs.ranks(), 0), sent(vs.ranks(), 0), received(vs.ranks(), 0);
   const BlockGrid& grid = vs.output_layout().grid();
   for (Extent g = 0; g < grid.num_blocks(); ++g) {
@@ -202,12 +202,16 @@ JoinOp join_of(AggOp op) {
 }  // namespace
 
 Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
-                   TransitionPolicy policy, const CommModel& model,
-                   const std::vector<std::pair<VertexId, VertexId>>& carried)
+                   TransitionPolicy policy, const MachineModel& model,
+                   const std::vector<std::pair<VertexId, VertexId>>& carried, InputReads reads)
     : ranks_(ranks),
       policy_(policy),
       uses_(graph.size(), 0),
+      reads_(reads),
+      model_(model),
+      communication_seconds_(graph.size(), 0.0),
       kept_(graph.size(), false),
+      carried_(graph.size(), false),
       shared_(graph.size()),
       partitions_(partitions),
       vertices_(graph.size()),
@@ -236,6 +240,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
         graph.vertex(w).bound != graph.vertex(next).bound || graph.vertex(w).dtype != graph.vertex(next).dtype)
       throw Error("a carried value needs an input and an EinSum vertex of one bound and dtype");
     layouts_[w] = layouts_[next];
+    carried_[w] = true;
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
   choose_transitions(graph, model);
@@ -265,7 +270,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
 // one reader's collectives.
 class Schedule::TransitionPass {
  public:
-  TransitionPass(Schedule& s, const Graph& graph, const CommModel& model)
+  TransitionPass(Schedule& s, const Graph& graph, const MachineModel& model)
       : s_(s),
         graph_(graph),
         model_(model),
@@ -280,11 +285,23 @@ class Schedule::TransitionPass {
   void run() {
     s_.deferred_.assign(graph_.size(), false);
     s_.transitions_.assign(graph_.size(), {});
+    s_.reads_again_.assign(graph_.size(), {});
     for (VertexId v = 0; v < graph_.size(); ++v) {
       if (graph_.vertex(v).is_input()) continue;
       if (s_.policy_ != TransitionPolicy::point_to_point && s_.ranks_ > 1) combine_partials(v);
       operand_transitions(v);
       choose_reduction(v);
+    }
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      if (graph_.vertex(v).is_input()) continue;
+      double& seconds = s_.communication_seconds_[v];
+      for (const auto& t : s_.transitions_[v])
+        if (t) seconds += t->seconds;
+      for (std::size_t k = 0; k < s_.reads_again_[v].size(); ++k)
+        if (s_.reads_again_[v][k])
+          seconds += read_seconds(graph_.vertex(v).inputs[k], s_.vertices_[v]->operand_layout(k));
+      if (!s_.deferred_[v] && !s_.vertices_[v]->on_partials())
+        seconds += reduction_seconds(*s_.vertices_[v], element_bytes(v), model_);
     }
   }
 
@@ -333,16 +350,48 @@ class Schedule::TransitionPass {
 
   void operand_transitions(VertexId v) {
     const Vertex& vertex = graph_.vertex(v);
+    s_.reads_again_[v].assign(vertex.inputs.size(), false);
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];
-      if (s_.shared_[v][k])
+      if (s_.shared_[v][k]) {
         s_.transitions_[v].emplace_back();
-      else if (to_reader_[in])
+      } else if (to_reader_[in]) {
         s_.transitions_[v].push_back(*to_reader_[in]);
-      else
-        s_.transitions_[v].push_back(
-            chooser_.choose(*s_.layouts_[in], s_.vertices_[v]->operand_layout(k), element_bytes(in)));
+      } else {
+        const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
+        Transition moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
+        if (reads_again(in, to, moved)) {
+          s_.reads_again_[v][k] = true;
+          s_.transitions_[v].emplace_back();
+        } else {
+          s_.transitions_[v].push_back(std::move(moved));
+        }
+      }
     }
+  }
+
+  // Whether a graph input is better read again from its source into `to` than moved there from its layout:
+  // InputReads::again, not carried, the move sends something, and the read is no slower by the model.
+  bool reads_again(VertexId in, const BlockLayout& to, const Transition& moved) const {
+    if (s_.reads_ != InputReads::again || !graph_.vertex(in).is_input() || s_.carried_[in]) return false;
+    Extent sent = 0;
+    for (Extent n : moved.volumes.sent) sent += n;
+    return sent > 0 && read_seconds(in, to) <= moved.seconds;
+  }
+
+  // The model's time for the busiest rank to read input `in` again into `to`: the blocks of `to` it does not
+  // already hold.
+  double read_seconds(VertexId in, const BlockLayout& to) const {
+    const BlockLayout& from = *s_.layouts_[in];
+    const bool same_cut = from.grid() == to.grid();
+    std::vector<Extent> read(static_cast<std::size_t>(s_.ranks_), 0);
+    for (Extent b = 0; b < to.grid().num_blocks(); ++b)
+      for (int i = 0; i < to.placement().num_sites(b); ++i) {
+        const int r = to.placement().site(b, i);
+        if (!(same_cut && from.placement().holds(r, b))) read[r] += to.grid().box(to.grid().key(b)).size();
+      }
+    const double busiest = static_cast<double>(*std::max_element(read.begin(), read.end()));
+    return busiest * static_cast<double>(element_bytes(in)) * model_.file_seconds_per_byte;
   }
 
   // Reduce v's partial results to its owners, or leave them for its one reader's collectives.
@@ -368,13 +417,13 @@ class Schedule::TransitionPass {
 
   Schedule& s_;
   const Graph& graph_;
-  const CommModel& model_;
+  const MachineModel& model_;
   TransitionChooser chooser_;
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers_;
   std::vector<std::optional<Transition>> to_reader_;  // chosen with the deferral of a producer
 };
 
-void Schedule::choose_transitions(const Graph& graph, const CommModel& model) {
+void Schedule::choose_transitions(const Graph& graph, const MachineModel& model) {
   TransitionPass(*this, graph, model).run();
 }
 

@@ -85,7 +85,9 @@ std::vector<std::string> tuple_orders(const Graph& graph, const std::vector<part
 
 // The whole graph's schedule on R ranks: a VertexSchedule per EinSum vertex and where every value lives.
 // An input is read straight into the operand layout of its first consumer (each copy read from the
-// file by its own site), so that consumer moves nothing for it.
+// file by its own site), so that consumer moves nothing for it; a later consumer that reads it in another
+// layout moves it from there, or, with InputReads::again, reads it again from its source where the model
+// finds that cheaper (reads_again).
 class Schedule {
  public:
   // Throws Error unless there is one partition vector per vertex fitting each EinSum, and ranks >= 1.
@@ -94,8 +96,8 @@ class Schedule {
   // step, docs/training.md): W lives in W''s output layout, so the value comes back where it is read, and
   // W's readers move it from there like any operand.
   Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
-           TransitionPolicy policy = TransitionPolicy::automatic, const CommModel& model = {},
-           const std::vector<std::pair<VertexId, VertexId>>& carried = {});
+           TransitionPolicy policy = TransitionPolicy::automatic, const MachineModel& model = {},
+           const std::vector<std::pair<VertexId, VertexId>>& carried = {}, InputReads reads = InputReads::move);
 
   int ranks() const { return ranks_; }
   const std::vector<partition::PartitionVector>& partitions() const { return partitions_; }
@@ -115,8 +117,18 @@ class Schedule {
   // Then v takes no new blocks and moves nothing for that operand (docs/engine.md).
   bool in_place(VertexId v) const { return in_place_[v]; }
   TransitionPolicy transition_policy() const { return policy_; }
+  // Whether operand k of EinSum vertex v, a graph input in another layout than layout(input), is read again
+  // from the input's source into operand_layout(k) (InputReads::again): it moves nothing, and costs each
+  // rank the floats it reads, at the model's file rate. Carried inputs are always moved.
+  bool reads_again(VertexId v, std::size_t k) const { return reads_again_[v][k]; }
+  const MachineModel& model() const { return model_; }
+  // The model's time for EinSum vertex v's communication, each part's busiest rank: its operands'
+  // transitions and reads, and the reduction of its partial results unless deferred (a deferred one is in
+  // its reader's transition).
+  double communication_seconds(VertexId v) const { return communication_seconds_[v]; }
   // How operand k of EinSum vertex v moves from layout(producer) to operand_layout(k): point-to-point or
-  // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand.
+  // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand or one read
+  // again.
   const Transition& transition(VertexId v, std::size_t k) const;
   // Whether EinSum vertex v leaves its partial results unreduced (einsum-sharding-rules.txt's Partial): its
   // aggregated labels are partitioned, it is no graph output and has one reader, and that reader's
@@ -142,13 +154,17 @@ class Schedule {
  private:
   // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
   // producer's deferral is decided before its reader's operands).
-  void choose_transitions(const Graph& graph, const CommModel& model);
+  void choose_transitions(const Graph& graph, const MachineModel& model);
   class TransitionPass;  // choose_transitions' state (einrel_Schedule.cpp)
 
   int ranks_;
   TransitionPolicy policy_;
   std::vector<int> uses_;
-  std::vector<bool> kept_, in_place_, deferred_;
+  InputReads reads_;
+  MachineModel model_;
+  std::vector<double> communication_seconds_;
+  std::vector<bool> kept_, in_place_, deferred_, carried_;
+  std::vector<std::vector<bool>> reads_again_;
   std::vector<std::vector<std::optional<Transition>>> transitions_;
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;

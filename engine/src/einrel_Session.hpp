@@ -64,7 +64,7 @@ class Session {
     redistribute::collectively(comm_, [&] {
       FittedPlan fitted = plan_within_memory(graph_, comm_.size(), options_, carried_);
       plan_ = std::move(fitted.plan);
-      schedule_.emplace(graph_, plan_.partitions, comm_.size(), fitted.transitions, CommModel{}, carried_);
+      schedule_.emplace(make_schedule(graph_, plan_.partitions, comm_.size(), fitted.transitions, options_, carried_));
       steps_ = rank_steps(graph_, *schedule_, comm_.rank());
       estimate_ = dry_run(graph_, *schedule_, options_.exchange_limits());
     });
@@ -99,9 +99,11 @@ class Session {
   }
 
   // Collective: runs the graph once on this rank's blocks of every input (in schedule().layout(input)),
-  // as execute() does; the same Error on every rank when any rank fails.
-  EngineResult<memory_space> execute(const ExecutionSpace& exec, Values inputs) {
-    return engine::execute(exec, exchange_, graph_, *schedule_, steps_, std::move(inputs), options_);
+  // as execute() does, with `read` for the inputs read again (Options::input_reads); the same Error on every
+  // rank when any rank fails.
+  EngineResult<memory_space> execute(const ExecutionSpace& exec, Values inputs,
+                                     const InputReader<memory_space>& read = {}) {
+    return engine::execute(exec, exchange_, graph_, *schedule_, steps_, std::move(inputs), options_, read);
   }
 
  private:

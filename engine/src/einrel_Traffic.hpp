@@ -12,12 +12,13 @@ namespace einrel::engine {
 // What the engine does on one rank over a whole graph (docs/cli.md `ranks`): floats (elements)
 // sent to and received from other ranks, the high-water mark of the bytes of the blocks it holds
 // (inputs, operand copies, partial results, reduction receives, outputs; not communication buffers),
-// and the join tuples (kernel calls) it ran.
+// the join tuples (kernel calls) it ran, and the input floats it read again.
 struct RankTraffic {
   Extent floats_sent = 0;
   Extent floats_received = 0;
   std::size_t peak_block_bytes = 0;
   Extent tuples = 0;
+  Extent floats_read = 0;  // of graph inputs read again from their source during the run (InputReads::again)
 };
 
 // The figures of every rank and, per vertex, the floats moved between ranks (the sum over ranks of
@@ -25,6 +26,7 @@ struct RankTraffic {
 struct Traffic {
   std::vector<RankTraffic> ranks;
   std::vector<Extent> floats_moved;
+  std::vector<Extent> partials_moved;  // per vertex, the part of floats_moved that is partial results
   // Dry run only, per rank: the estimate of the memory the run will allocate at its peak, what the run
   // report's peak_allocated_bytes measures — the peak of pooled blocks and the kernel temporaries of the
   // call running (kernels::einsum_scratch), each block rounded to its pool size class, plus the exchange
@@ -32,6 +34,20 @@ struct Traffic {
   // input: while inputs are placed).
   std::vector<std::size_t> peak_memory_bytes;
   std::vector<VertexId> peak_vertex;
+  // Dry run only, per vertex: the model's time (Schedule::model()), its slowest rank's kernel calls plus its
+  // communication (Schedule::communication_seconds); zero for inputs. Their sum is the estimated makespan:
+  // the engine runs the vertices one after the other, each as slow as its slowest rank.
+  std::vector<double> vertex_seconds;
+  double estimated_seconds() const {
+    double sum = 0;
+    for (double s : vertex_seconds) sum += s;
+    return sum;
+  }
+  Extent total_floats_moved() const {
+    Extent sum = 0;
+    for (Extent n : floats_moved) sum += n;
+    return sum;
+  }
 };
 
 }  // namespace einrel::engine

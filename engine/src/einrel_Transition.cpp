@@ -30,6 +30,14 @@ TransitionPolicy parse_transition_policy(const std::string& text) {
   throw Error("unknown transition policy " + quoted(text) + " (expected auto, point-to-point or collectives)");
 }
 
+std::string_view input_reads_name(InputReads reads) { return reads == InputReads::again ? "again" : "move"; }
+
+InputReads parse_input_reads(const std::string& text) {
+  for (InputReads r : {InputReads::move, InputReads::again})
+    if (text == input_reads_name(r)) return r;
+  throw Error("unknown input reads " + quoted(text) + " (expected again or move)");
+}
+
 std::string_view transition_path_name(TransitionPath path) {
   return path == TransitionPath::collectives ? "collectives" : "point_to_point";
 }
@@ -75,7 +83,7 @@ double stages(const redistribute::ReshardStep& step, const redistribute::DeviceM
 }  // namespace
 
 double point_to_point_seconds(const BlockLayout& from, const BlockLayout& to, const ExchangeVolumes& volumes,
-                              std::size_t element_bytes, const CommModel& model) {
+                              std::size_t element_bytes, const MachineModel& model) {
   if (!moves(volumes)) return 0;
   const BlockGrid& target = to.grid();
   int messages = 0;
@@ -84,13 +92,13 @@ double point_to_point_seconds(const BlockLayout& from, const BlockLayout& to, co
 }
 
 double collective_seconds(const redistribute::ReshardPlan& plan, const ExchangeVolumes& volumes,
-                          std::size_t element_bytes, const CommModel& model) {
+                          std::size_t element_bytes, const MachineModel& model) {
   double n = 0;
   for (const redistribute::ReshardStep& step : plan.steps) n += stages(step, plan.primes);
   return model.latency_seconds * n + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
 }
 
-TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, CommModel model)
+TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, MachineModel model)
     : policy_(policy), model_(model), mesh_(rank_mesh(ranks)) {}
 
 Transition TransitionChooser::collectives(const redistribute::DistType& from, const redistribute::DistType& to,

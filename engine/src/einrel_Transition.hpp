@@ -13,13 +13,19 @@
 
 namespace einrel::engine {
 
-// The α–β (Hockney) model by which the engine compares the two ways of moving an operand: a message or a
-// stage of a collective costs `latency_seconds`, and each byte the busiest rank sends or receives
-// `seconds_per_byte`. Bytes alone would always pick point-to-point, which moves exactly the missing pieces;
-// the latency term is what favours one collective call over many messages.
-struct CommModel {
+// The machine as the engine models it, per rank (docs/planner.md "The objective"; `einrel calibrate`
+// measures it). The α–β (Hockney) part compares the two ways of moving an operand: a message or a stage of
+// a collective costs `latency_seconds`, and each byte the busiest rank sends or receives `seconds_per_byte`.
+// Bytes alone would always pick point-to-point, which moves exactly the missing pieces; the latency term is
+// what favours one collective call over many messages. A kernel call takes the longer of its flops at
+// `flops_per_second` and the bytes of its operand and output blocks at `memory_bytes_per_second` (a
+// roofline), and re-reading an input from its source `file_seconds_per_byte` per byte.
+struct MachineModel {
   double latency_seconds = 2e-6;
-  double seconds_per_byte = 1e-10;  // 10 GB/s
+  double seconds_per_byte = 1e-10;         // 10 GB/s
+  double file_seconds_per_byte = 2.5e-10;  // 4 GB/s
+  double flops_per_second = 4e10;          // a core's dgemm, less the blocks' overheads
+  double memory_bytes_per_second = 1e10;   // a core's streaming rate
 };
 
 // Which ways the engine may use: `automatic` takes the cheaper by the model; the others force one where it
@@ -28,6 +34,15 @@ enum class TransitionPolicy { automatic, point_to_point, collectives };
 std::string_view transition_policy_name(TransitionPolicy policy);  // "auto", "point-to-point", "collectives"
 // Throws Error naming the accepted words.
 TransitionPolicy parse_transition_policy(const std::string& text);
+
+// How a consumer that reads a graph input in another layout than the input's own (its first reader's) gets
+// its blocks (docs/engine.md "Input reads"): `move` them from that layout over the network, or read them
+// `again` from the input's source (a file, the generator) where the model finds that cheaper. `again` needs
+// the caller to pass execute() an InputReader.
+enum class InputReads { move, again };
+std::string_view input_reads_name(InputReads reads);  // "move", "again"
+// Throws Error naming the accepted words.
+InputReads parse_input_reads(const std::string& text);
 
 enum class TransitionPath { point_to_point, collectives };
 std::string_view transition_path_name(TransitionPath path);  // "point_to_point", "collectives"
@@ -54,19 +69,19 @@ redistribute::DeviceMesh rank_mesh(int ranks);
 // gathers (the source blocks it overlaps) and the busiest rank's bytes.
 double point_to_point_seconds(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
                               const redistribute::ExchangeVolumes& volumes, std::size_t element_bytes,
-                              const CommModel& model);
+                              const MachineModel& model);
 // The model's time for a synthesized sequence: per step its stages (⌈log2 n⌉ for allgather and
 // reducescatter, twice that for allreduce, n−1 for alltoall, 1 for allpermute) and the busiest rank's bytes.
 double collective_seconds(const redistribute::ReshardPlan& plan, const redistribute::ExchangeVolumes& volumes,
-                          std::size_t element_bytes, const CommModel& model);
+                          std::size_t element_bytes, const MachineModel& model);
 
 // Chooses transitions for one schedule, keeping every sequence it synthesizes (a graph repeats the same
 // pairs of types). Pure.
 class TransitionChooser {
  public:
-  TransitionChooser(int ranks, TransitionPolicy policy, CommModel model);
+  TransitionChooser(int ranks, TransitionPolicy policy, MachineModel model);
   TransitionPolicy policy() const { return policy_; }
-  const CommModel& model() const { return model_; }
+  const MachineModel& model() const { return model_; }
   const redistribute::DeviceMesh& mesh() const { return mesh_; }
 
   // Point-to-point, or collectives where both layouts are types on the mesh, the exchange moves something,
@@ -83,7 +98,7 @@ class TransitionChooser {
                          std::size_t element_bytes);
 
   TransitionPolicy policy_;
-  CommModel model_;
+  MachineModel model_;
   redistribute::DeviceMesh mesh_;
   std::map<std::pair<std::string, std::string>, redistribute::ReshardPlan> plans_;  // by the types' text
 };

@@ -124,7 +124,7 @@ class WarmWalk {
   }
 
   // An operand's new blocks taken, its shared ones kept; the temporaries of its collectives taken while its
-  // result is, or the exchange's buffers grown to its plan.
+  // result is, or the exchange's buffers grown to its plan (an input read again needs neither).
   template <class S>
   void place_operand(VertexId v, const OperandSteps& op, Blocks& blocks) {
     if (op.source == OperandSource::same_as) return;
@@ -135,7 +135,7 @@ class WarmWalk {
       std::vector<Block<S>> scratch;
       for (Extent n : redistribute::reshard_scratch(*schedule_.transition(v, op.operand).plan))
         scratch.push_back(take<S>({n}));
-    } else {
+    } else if (op.source == OperandSource::exchange) {
       const redistribute::RedistributionPlan plan(schedule_.layout(op.producer), to, exchange_.comm().rank(), sizeof(S),
                                                   options_.exchange_limits());
       exchange_.prepare(exec_, plan, sizeof(S));

@@ -172,8 +172,10 @@ def optimum(nodes, p, model):
 
 
 def plan(args, graph, p, planner, model, launcher=()):
+    # --objective model: the planners' own decomposable models, which the dynamic program minimises (the
+    # default objective costs plans by the engine's dry run instead, docs/planner.md)
     cmd = list(launcher) + [args.einrel, "plan", graph, "--format", "json", "--planner", planner, "--cost-model",
-                            model]
+                            model, "--objective", "model"]
     if p is not None:
         cmd += ["--procs", str(p)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)

@@ -98,12 +98,20 @@ class Checker:
         print(f"{what} {'ok' if ok else 'FAIL'}")
         self.failures += not ok
 
+    def graph_dir(self, name, graph):
+        """A fresh work directory `name` holding the graph file g.ein."""
+        d = os.path.join(self.args.work_dir, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "g.ein"), "w") as f:
+            f.write(graph)
+        return d
+
     def einrel(self, *arguments, cwd, env=None):
         return run([self.args.mpiexec, "-n", str(self.args.ranks), self.args.einrel, *arguments], cwd=cwd, env=env)
 
-    def dry_run(self, graph, procs, model, cwd):
+    def dry_run(self, graph, procs, model, cwd, extra=()):
         p = run([self.args.einrel, "plan", graph, "--procs", str(procs), "--ranks", str(self.args.ranks),
-                 "--cost-model", model, "--format", "json", *self.transitions], cwd=cwd)
+                 "--cost-model", model, "--format", "json", *self.transitions, *extra], cwd=cwd)
         return json.loads(p.stdout) if p.returncode == 0 else None
 
     def check_report(self, label, report, dry):
@@ -123,6 +131,9 @@ class Checker:
         if procs == R and report["cost_model"] == "paper" and not self.transitions:
             self.expect(report["floats_moved"] <= report["predicted_cost"],
                         f"{label}: p = R: floats moved {report['floats_moved']} <= predicted {report['predicted_cost']}")
+        if report["cost_model"] == "engine":  # the plan is costed by the engine's dry run on these R ranks
+            self.expect(report["floats_moved"] == report["predicted_cost"],
+                        f"{label}: floats moved {report['floats_moved']} = predicted {report['predicted_cost']}")
         self.expect(all(r["peak_allocated_bytes"] >= r["peak_block_bytes"] for r in report["ranks"]),
                     f"{label}: every rank's peak_allocated_bytes >= its peak_block_bytes")
         self.moved_somewhere |= report["floats_moved"] > 0
@@ -169,6 +180,33 @@ class Checker:
                 self.check_report(label, json.load(open(os.path.join(d, f"r{procs}.json"))),
                                   self.dry_run("g.ein", procs, model, d))
 
+    def input_reads(self, rng):
+        """An input read by three consumers that cut it three ways: under the floats objective the later
+        consumers read it again from the file (operand path "read") rather than move it, and what moves is
+        exactly what the plan predicts."""
+        R = self.args.ranks
+        d = self.graph_dir("input_reads",
+                           "input X f32[64,48,40]\na = einsum(\"ijk->k\", X)\nb = einsum(\"ijk->ij\", X, agg=max)\n"
+                           "c = einsum(\"ijk->\", X, map=square)\noutput a, b, c\n")
+        values = {"X": rng.uniform(-1, 1, (64, 48, 40)).astype(F32)}
+        with h5py.File(os.path.join(d, "in.h5"), "w") as f:
+            f["X"] = values["X"]
+        outputs = {"a": lambda v: v["X"].sum(axis=(0, 1)), "b": lambda v: v["X"].max(axis=2),
+                   "c": lambda v: (v["X"] ** 2).sum()}
+        for reads in ("again", "move"):
+            label = f"input reads {reads} R={R}"
+            extra = ("--objective", "floats", "--input-reads", reads)
+            p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json", *extra,
+                            cwd=d)
+            if p.returncode != 0:
+                self.expect(False, f"{label}: einrel failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+                continue
+            self.check_outputs(label, os.path.join(d, "out.h5"), outputs, values)
+            report = json.load(open(os.path.join(d, "r.json")))
+            self.check_report(label, report, self.dry_run("g.ein", R, "engine", d, extra))
+            read = any(o["path"] == "read" for v in report["vertices"] for o in v["operands"])
+            self.expect(read == (reads == "again" and R > 1), f"{label}: an operand read again: {read}")
+
     def bind(self, rng):
         d = os.path.join(self.args.work_dir, "bind")
         os.makedirs(d)
@@ -187,10 +225,8 @@ class Checker:
             self.check_outputs("--bind", os.path.join(d, "out.h5"), outputs, values)
 
     def random_inputs(self):
-        d = os.path.join(self.args.work_dir, "random")
-        os.makedirs(d)
-        with open(os.path.join(d, "g.ein"), "w") as f:
-            f.write("input A f64[7,9,5]\ninput x f32[33]\nY = einsum(\"ijk->kji\", A)\noutput A, x, Y\n")
+        d = self.graph_dir("random",
+                           "input A f64[7,9,5]\ninput x f32[33]\nY = einsum(\"ijk->kji\", A)\noutput A, x, Y\n")
         seed = 2**40 + 12345
         A = counter_random.random_tensor(seed, 0, (7, 9, 5), np.float64)
         x = counter_random.random_tensor(seed, 1, (33,), np.float32)
@@ -231,10 +267,7 @@ class Checker:
 
     def damaged_inputs(self, graph):
         """Damaged files: one error line naming the file, on every rank count."""
-        d = os.path.join(self.args.work_dir, "damaged")
-        os.makedirs(d)
-        with open(os.path.join(d, "g.ein"), "w") as f:
-            f.write(graph)
+        d = self.graph_dir("damaged", graph)
         path = os.path.join(d, "in.h5")
         with h5py.File(path, "w") as f:
             f.create_dataset("A", data=np.arange(37 * 23.0).reshape(37, 23), chunks=(8, 8), compression="gzip")
@@ -260,15 +293,14 @@ class Checker:
 
     def injected_collective_failures(self):
         """A rank failing at the last step of a synthesized collective sequence: one error line, no output."""
-        d = os.path.join(self.args.work_dir, "inject_collective")
-        os.makedirs(d)
-        with open(os.path.join(d, "g.ein"), "w") as f:
-            # j split: T's partial sums reach U by a reduce-scatter
-            f.write("input A f64[16,512]\ninput B f64[512,16]\nT = einsum(\"ij,jk->ik\", A, B)\n"
-                    "U = einsum(\"ik->ik\", T, map=relu)\noutput U\n")
+        # j split (the dynamic program's plan: --objective model): T's partial sums reach U by a
+        # reduce-scatter
+        d = self.graph_dir("inject_collective",
+                           "input A f64[16,512]\ninput B f64[512,16]\nT = einsum(\"ij,jk->ik\", A, B)\n"
+                           "U = einsum(\"ik->ik\", T, map=relu)\noutput U\n")
         R = self.args.ranks
-        p = self.einrel("run", "g.ein", "--random", "1", "--procs", str(R), "--report", "r.json",
-                        *self.transitions, cwd=d)
+        p = self.einrel("run", "g.ein", "--random", "1", "--procs", str(R), "--report", "r.json", "--objective",
+                        "model", *self.transitions, cwd=d)
         report = json.load(open(os.path.join(d, "r.json"))) if p.returncode == 0 else {"vertices": []}
         moved = [v["name"] for v in report["vertices"] if any(o["path"] == "collectives" for o in v["operands"])]
         self.expect(bool(moved), f"inject collective: some operand moves by collectives ({p.returncode})")
@@ -276,16 +308,15 @@ class Checker:
         for who, rank in ((str(R - 1), f"on rank {R - 1}"), ("all", "on rank ")):
             spec = f"{who}:{moved[0] if moved else 'U'}:collective"
             p = self.einrel("run", "g.ein", "--random", "1", "--procs", str(R), "--output", "out.h5", "--report",
-                            "r.json", *self.transitions, cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})
+                            "r.json", "--objective", "model", *self.transitions, cwd=d,
+                            env={"EINREL_TEST_INJECT_FAILURE": spec})
             self.expect_one_error(f"injected {spec}", d, ["g.ein"], p, f"injected failure {rank}")
 
     def injected_failures(self):
         R = self.args.ranks
-        d = os.path.join(self.args.work_dir, "inject")
-        os.makedirs(d)
-        with open(os.path.join(d, "g.ein"), "w") as f:
-            f.write("input A f64[24,16]\ninput B f64[16,20]\nT = einsum(\"ij,jk->ik\", A, B)\nS = softmax(T)\n"
-                    "output T, S\n")
+        d = self.graph_dir("inject",
+                           "input A f64[24,16]\ninput B f64[16,20]\nT = einsum(\"ij,jk->ik\", A, B)\nS = softmax(T)\n"
+                           "output T, S\n")
         # Phase and the vertex it is injected at; at p = 8 every vertex moves data and reduces on R > 1.
         # on the last rank, then on every rank at once (still one line in all)
         for who, rank in ((str(R - 1), f"on rank {R - 1}"), ("all", "on rank ")):
@@ -320,6 +351,7 @@ def main():
             c.injected_collective_failures()
         print(f"{c.failures} failure(s) at {args.ranks} rank(s)")
         return 1 if c.failures else 0
+    c.input_reads(rng)
     if args.ranks <= 4:  # inputs, bad files and failures at 5 and 6 ranks add nothing to 1-4 but minutes
         c.bind(rng)
         c.random_inputs()

@@ -16,6 +16,7 @@ constexpr const char* usage = R"(usage: einrel <command> [options]
 commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
+      [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
       [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
       [--no-warm-memory]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
@@ -25,7 +26,13 @@ commands:
       named like the graph's outputs. Every vertex runs as tensor relations partitioned for P processors
       (any whole number; default: the number of ranks, one join tuple per rank) as the planner chooses (one of
       the planners listed below; the LLM baselines need a transformer layer in the graph) under the
-      cost model (default engine: what einrel moves; paper: eindecomp.txt's).
+      cost model (default engine: what einrel moves; paper: eindecomp.txt's). The default planner's plan is,
+      of its dynamic program's and the baselines', the best by --objective, each costed by the engine's
+      dry run on the ranks started: makespan (default), the estimated seconds of the slowest rank per
+      vertex under the rates of --machine (from `einrel calibrate`); floats, the floats moved between
+      ranks; model, the planner's own cost model alone. --input-reads: a consumer that reads an input in
+      another layout than the input's first reader reads it again from the file where the model finds
+      that cheaper (again, the default), or has it moved (move).
       --check also evaluates on one rank without partitioning and fails if the results differ by more
       than rounding. --progress prints each finished vertex on rank 0 (stderr). --comm-buffer-limit caps
       the send + receive buffers of one exchange round. --memory-limit picks a plan whose block bytes
@@ -37,15 +44,18 @@ commands:
   matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--no-warm-memory]
+      [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner NAME] [--cost-model engine|paper]
+      [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--format text|json|dot]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
-      of every vertex of GRAPH for P processors. --ranks R adds the engine's dry run on R ranks (per
-      rank floats sent and received, peak block bytes), computed without data or MPI.
-      --memory-limit as for run, on R ranks (default: the ranks started). --format dot draws the plan
-      for Graphviz.
+      of every vertex of GRAPH for P processors and its estimated seconds, planned and costed as run
+      would on R ranks (--ranks; else P when given, up to 65536; else the ranks started): under the
+      engine cost model the predicted cost is the floats the engine's dry run moves. --ranks R adds the
+      dry run's figures per rank (floats sent and received, peak block bytes), computed without data or
+      MPI. --memory-limit as for run, on R ranks. --format dot draws the plan for Graphviz.
   reshard --mesh M --from T1 --to T2 [--dtype f32|f64] [--format text|json] [--execute [--reps N]]
       Synthesizes the redistribution of an array from the distributed type T1 to T2 on the device mesh M
       (axes minor first, e.g. x=4,y=6) by MPI collectives (allgather, alltoall, dynslice, allpermute;
@@ -55,6 +65,11 @@ commands:
       --execute, under `mpiexec.mpich -n |M|`: runs it on data filled from the global indices, checks every
       element of the target on every rank (exit 1 on a mismatch) and prints the median time of --reps runs
       (default 5) of it, of allgather+slice and of the point-to-point redistribution on the same data.
+
+  calibrate [--output MACHINE.json] [--reps N]
+      Measures the machine model's rates on the ranks started (MPI latency and bandwidth by ping-pong
+      between rank pairs, einrel's kernels' GFLOP/s and memory rate, HDF5 read rate per rank; each the
+      slowest rank's median of N, default 5) and writes them as the machine file --machine reads.
 
   grad GRAPH --loss L --wrt A,B,... [--output G.ein]
       Writes the gradient graph of GRAPH in the graph language (stdout without --output): its inputs, the
@@ -116,6 +131,7 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
           if constexpr (std::is_same_v<Options, ReshardOptions>) run_reshard(comm, options, out);
           if constexpr (std::is_same_v<Options, GradOptions>) grad_graph(comm, options, out);
           if constexpr (std::is_same_v<Options, TrainOptions>) train_graph(comm, options, out);
+          if constexpr (std::is_same_v<Options, CalibrateOptions>) calibrate(comm, options, out);
         },
         command);
     return 0;

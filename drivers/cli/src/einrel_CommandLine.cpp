@@ -1,6 +1,7 @@
 #include <einrel_Bound.hpp>
 #include <einrel_CommandLine.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_MachineFile.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -102,7 +103,7 @@ std::int64_t parse_positive(const std::string& s, const std::string& name) {
 }
 
 // The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
-// --transitions.
+// --transitions, --input-reads, --objective, --machine.
 void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
@@ -110,6 +111,11 @@ void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto limit = option(p, "memory-limit"))
     options.memory_limit = static_cast<std::size_t>(parse_positive(*limit, "memory-limit"));
   if (auto transitions = option(p, "transitions")) options.transitions = engine::parse_transition_policy(*transitions);
+  // The CLI reads inputs from files or the generator, which it can do again in any layout.
+  options.input_reads = engine::InputReads::again;
+  if (auto reads = option(p, "input-reads")) options.input_reads = engine::parse_input_reads(*reads);
+  if (auto objective = option(p, "objective")) options.objective = engine::parse_objective(*objective);
+  if (auto machine = option(p, "machine")) options.machine = read_machine_file(*machine);
 }
 
 // How `run`, `matrix-chain` and `train` run beyond planning: --comm-buffer-limit, --no-warm-memory.
@@ -141,10 +147,11 @@ RunOptions parse_run(const std::vector<std::string>& args) {
       rest.push_back(args[i]);
     }
   }
-  const ParsedArgs p = parse_args(rest,
-                                  {"input", "output", "report", "random", "procs", "planner", "cost-model",
-                                   "comm-buffer-limit", "memory-limit", "transitions"},
-                                  {"check", "progress", "bind", "no-warm-memory"}, "run");
+  const ParsedArgs p =
+      parse_args(rest,
+                 {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit",
+                  "memory-limit", "transitions", "input-reads", "objective", "machine"},
+                 {"check", "progress", "bind", "no-warm-memory"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
   options.graph = graph_argument(p, "run");
@@ -162,10 +169,11 @@ Dtype parse_dtype_option(const std::string& s) {
 }
 
 MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args,
-                                  {"scale", "planner", "cost-model", "procs", "dtype", "random", "report",
-                                   "comm-buffer-limit", "memory-limit", "transitions"},
-                                  {"skewed", "check", "progress", "no-warm-memory"}, "matrix-chain");
+  const ParsedArgs p =
+      parse_args(args,
+                 {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit",
+                  "memory-limit", "transitions", "input-reads", "objective", "machine"},
+                 {"skewed", "check", "progress", "no-warm-memory"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
   if (!scale) throw Error("matrix-chain needs --scale S");
@@ -181,8 +189,10 @@ MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
 }
 
 PlanOptions parse_plan(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(
-      args, {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions"}, {}, "plan");
+  const ParsedArgs p = parse_args(args,
+                                  {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions",
+                                   "input-reads", "objective", "machine"},
+                                  {}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   read_planning_options(p, options.engine);
@@ -281,6 +291,19 @@ TrainOptions parse_train(const std::vector<std::string>& args) {
 
 }  // namespace
 
+CalibrateOptions parse_calibrate(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(args, {"output", "reps"}, {}, "calibrate");
+  if (!p.positional.empty()) throw Error("calibrate takes no positional arguments, got '" + p.positional[0] + "'");
+  CalibrateOptions options;
+  options.output = option(p, "output");
+  if (auto reps = option(p, "reps")) {
+    const std::int64_t n = parse_positive(*reps, "reps");
+    if (n > 1000) throw Error("--reps " + *reps + " is more than calibrate repeats (at most 1000)");
+    options.reps = static_cast<int>(n);
+  }
+  return options;
+}
+
 CommandLine parse_command_line(std::vector<std::string> args) {
   if (args.empty()) throw Error("no command given (see einrel --help)");
   const std::string command = args[0];
@@ -291,8 +314,9 @@ CommandLine parse_command_line(std::vector<std::string> args) {
   if (command == "reshard") return parse_reshard(args);
   if (command == "grad") return parse_grad(args);
   if (command == "train") return parse_train(args);
+  if (command == "calibrate") return parse_calibrate(args);
   throw Error("unknown command '" + command +
-              "' (available: run, plan, matrix-chain, reshard, grad, train; see einrel --help)");
+              "' (available: run, plan, matrix-chain, reshard, grad, train, calibrate; see einrel --help)");
 }
 
 }  // namespace einrel

@@ -4,6 +4,7 @@
 // The `einrel` command line turned into one subcommand's options, without MPI, Kokkos or files: the CLI
 // dispatches on the result, and the command-line fuzz target drives it directly.
 
+#include <einrel_CalibrateCommand.hpp>
 #include <einrel_GradCommand.hpp>
 #include <einrel_MatrixChainCommand.hpp>
 #include <einrel_PlanCommand.hpp>
@@ -17,8 +18,8 @@
 
 namespace einrel {
 
-using CommandLine =
-    std::variant<RunOptions, MatrixChainOptions, PlanOptions, ReshardOptions, GradOptions, TrainOptions>;
+using CommandLine = std::variant<RunOptions, MatrixChainOptions, PlanOptions, ReshardOptions, GradOptions, TrainOptions,
+                                 CalibrateOptions>;
 
 // `args` are the words after the program name: the subcommand, then its options ("--name value" or
 // "--name=value") and positional arguments. Throws Error naming the first problem (an unknown command or

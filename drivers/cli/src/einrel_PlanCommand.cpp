@@ -19,11 +19,19 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const Graph graph = read_graph_file(options.graph);
-  const engine::FittedPlan fitted = engine::plan_within_memory(graph, options.ranks.value_or(size), options.engine);
+  // The plan is costed by its dry run on R ranks: --ranks, else p when --procs gives it, else this launch's.
+  int ranks = size;
+  if (options.ranks)
+    ranks = *options.ranks;
+  else if (options.engine.procs && *options.engine.procs <= max_planned_ranks)
+    ranks = static_cast<int>(*options.engine.procs);
+  const engine::FittedPlan fitted = engine::plan_within_memory(graph, ranks, options.engine);
   const partition::Plan& plan = fitted.plan;
   std::optional<engine::Traffic> dry;
   if (options.ranks)
-    dry = engine::dry_run(graph, engine::Schedule(graph, plan.partitions, *options.ranks, fitted.transitions));
+    dry = engine::dry_run(
+        graph, engine::make_schedule(graph, plan.partitions, *options.ranks, fitted.transitions, options.engine),
+        options.engine.exchange_limits());
   const std::size_t estimated =
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;

@@ -31,8 +31,10 @@ std::string parts_list(const std::vector<Extent>& parts) {
 }
 
 std::string headline(const Plan& plan) {
-  return plan.planner + " plan for p = " + std::to_string(plan.procs) + ": predicted cost " +
-         short_number(plan.total_cost) + " floats (" + partition::cost_model_name(plan.cost_model) + " cost model)";
+  return plan.planner + (plan.proposed_by != plan.planner ? " (" + plan.proposed_by + "'s partitions)" : "") +
+         " plan for p = " + std::to_string(plan.procs) + ": predicted cost " + short_number(plan.total_cost) +
+         " floats (" + partition::cost_model_name(plan.cost_model) + " cost model), estimated " +
+         short_number(plan.estimated_seconds) + " s";
 }
 
 }  // namespace
@@ -58,8 +60,9 @@ std::string plan_text(const Graph& graph, const Plan& plan) {
 }
 
 void write_plan(io::JsonWriter& j, const Graph& graph, const Plan& plan) {
-  j.member("procs", plan.procs).member("planner", plan.planner);
+  j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", plan.proposed_by);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
+  j.member("estimated_seconds", plan.estimated_seconds);
   j.member("partitions_considered", plan.partitions_considered).key("nodes").begin_array();
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);

@@ -32,7 +32,6 @@ using redistribute::complete;
 using rundata::Exec;
 using rundata::host_view;
 using rundata::HostBlock;
-using rundata::load_inputs;
 using rundata::Memory;
 using rundata::Session;
 using rundata::Sources;
@@ -122,38 +121,23 @@ double check_tolerance(const Graph& graph) {
 
 // Collective: --check. Rank 0 evaluates the graph unpartitioned on whole inputs (read or generated
 // again) and compares every output, gathered to it, with the engine's. Returns the largest difference.
-double check_against_single_rank(const Session& session, const Sources& sources, const RunOptions& options,
-                                 const Values& results) {
+double check_against_single_rank(const Session& session, rundata::InputLoader& loader, const Values& results) {
   const Communicator& comm = session.comm();
   const Graph& graph = session.graph();
   const bool root = comm.rank() == 0;
   std::vector<std::optional<AnyTensor<Memory>>> whole(graph.size());
-  io::InputFiles files(comm);
-  std::uint32_t stream = 0;
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (!vertex.is_input()) continue;
     dispatch_dtype(vertex.dtype, [&](auto scalar) {
-      using S = decltype(scalar);
-      using T = Tensor<S, Memory>;
-      const Box all{std::vector<Extent>(vertex.bound.size(), 0), vertex.bound};
-      std::optional<T> t;
-      if (root) t = T::uninitialized(vertex.name, vertex.bound);
-      if (options.random_seed) {
-        if (root) fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, all, t->view());
-      } else {
-        HostBlock<S> host;
-        std::vector<io::HostBox> boxes;
-        if (root) {
-          host = host_view(*t);
-          boxes.push_back({all, host.data()});
-        }
-        files.read(sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
-        if (root) Kokkos::deep_copy(t->view(), host);
-      }
-      if (root) whole[v] = *t;
+      using T = Tensor<decltype(scalar), Memory>;
+      engine::BoxedBlocks<decltype(scalar), Memory> blocks;
+      if (root)
+        blocks.emplace_back(Box{std::vector<Extent>(vertex.bound.size(), 0), vertex.bound},
+                            T::uninitialized(vertex.name, vertex.bound));
+      loader.fill(v, blocks);
+      if (root) whole[v] = blocks[0].second;
     });
-    ++stream;
   }
   std::optional<Evaluation<Memory>> reference;
   collectively(comm, [&] {
@@ -218,6 +202,9 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.planner = plan.planner;
   report.cost_model = partition::cost_model_name(plan.cost_model);
   report.predicted_cost = plan.total_cost;
+  report.estimated_seconds = plan.estimated_seconds;
+  report.objective = engine::objective_name(session.options().objective);
+  report.proposed_by = plan.proposed_by;
   report.procs = plan.procs;
   report.transitions = engine::transition_policy_name(schedule.transition_policy());
   for (int r = 0; r < comm.size(); ++r) {
@@ -240,6 +227,10 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
       o.name = graph.vertex(vertex.inputs[k]).name;
       if (schedule.shared_operand(v, k) || schedule.on_partials(v)) {
         o.path = schedule.on_partials(v) ? "partials" : "shared";
+        continue;
+      }
+      if (schedule.reads_again(v, k)) {
+        o.path = "read";
         continue;
       }
       const engine::Transition& t = schedule.transition(v, k);
@@ -291,16 +282,17 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
     Teuchos::TimeMonitor timing(warm_timer);
     session.prepare(Exec{});
   }
+  rundata::InputLoader loader(comm, session.graph(), sources, options);
   Values inputs;
   {
     Teuchos::TimeMonitor timing(read_timer);
-    inputs = load_inputs(session, sources, options);
+    inputs = loader.load(session);
   }
   {
     MPI_Request request;  // time the evaluation from a common start
     complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
     Teuchos::TimeMonitor timing(eval_timer);
-    result = session.execute(Exec{}, std::move(inputs));
+    result = session.execute(Exec{}, std::move(inputs), loader.reader());
   }
   // What the allocator held at most: pooled blocks (cached ones included) and the exchange's buffers.
   const std::size_t allocated =
@@ -315,7 +307,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   report.input_seconds = slowest[1];
   report.memory_seconds = slowest[2];
   if (options.check) {
-    report.check_error = check_against_single_rank(session, sources, options, result->values);
+    report.check_error = check_against_single_rank(session, loader, result->values);
     report.check_tolerance = check_tolerance(session.graph());
     collectively(comm, [&] {
       if (!(*report.check_error <= *report.check_tolerance))

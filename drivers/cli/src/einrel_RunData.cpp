@@ -45,14 +45,52 @@ std::optional<engine::FailureInjection> failure_injection() {
   return std::nullopt;
 }
 
-Values load_inputs(const Session& session, const Sources& sources, const RunOptions& options) {
+InputLoader::InputLoader(const Communicator& comm, const Graph& graph, const Sources& sources,
+                         const RunOptions& options)
+    : graph_(graph), sources_(sources), options_(options), files_(comm) {
+  std::uint32_t stream = 0;
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (graph.vertex(v).is_input()) streams_[v] = stream++;
+}
+
+template <class S>
+void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks) {
+  const Vertex& vertex = graph_.vertex(v);
+  if (options_.random_seed) {
+    for (const auto& [box, block] : blocks)
+      fill_counter_random(Exec{}, *options_.random_seed, streams_.at(v), vertex.bound, box, block.view());
+    compat::fence(Exec{}, "einrel run: random inputs");
+    return;
+  }
+  std::vector<io::HostBox> boxes;
+  std::vector<HostBlock<S>> hosts;
+  for (const auto& [box, block] : blocks) {
+    hosts.push_back(host_view(block));
+    boxes.push_back({box, hosts.back().data()});
+  }
+  files_.read(sources_.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+  for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(blocks[i].second.view(), hosts[i]);
+}
+template void InputLoader::fill(VertexId, const engine::BoxedBlocks<float, Memory>&);
+template void InputLoader::fill(VertexId, const engine::BoxedBlocks<double, Memory>&);
+
+namespace {
+
+// A distributed value's blocks on this rank with their boxes.
+template <class S>
+engine::BoxedBlocks<S, Memory> boxed_blocks(const Distributed<S>& d) {
+  engine::BoxedBlocks<S, Memory> blocks;
+  for (const auto& [key, block] : d.local()) blocks.emplace_back(d.grid().box(key), block);
+  return blocks;
+}
+
+}  // namespace
+
+Values InputLoader::load(const Session& session) {
   const Communicator& comm = session.comm();
-  const Graph& graph = session.graph();
-  Values values(graph.size());
-  io::InputFiles files(comm);
-  std::uint32_t stream = 0;  // the input's index among the graph's inputs
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
+  Values values(graph_.size());
+  for (VertexId v = 0; v < graph_.size(); ++v) {
+    const Vertex& vertex = graph_.vertex(v);
     if (!vertex.is_input()) continue;
     collectively(comm,
                  [&] { engine::inject(session.options().failure, comm.rank(), vertex.name, engine::Phase::read); });
@@ -60,26 +98,17 @@ Values load_inputs(const Session& session, const Sources& sources, const RunOpti
       using S = decltype(scalar);
       std::optional<Distributed<S>> d;
       collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, session.schedule().layout(v)); });
-      if (options.random_seed) {
-        for (const auto& [key, block] : d->local())
-          fill_counter_random(Exec{}, *options.random_seed, stream, vertex.bound, d->grid().box(key), block.view());
-        compat::fence(Exec{}, "einrel run: random inputs");
-      } else {
-        std::vector<io::HostBox> boxes;
-        std::vector<HostBlock<S>> hosts;
-        for (const auto& [key, block] : d->local()) {
-          hosts.push_back(host_view(block));
-          boxes.push_back({d->grid().box(key), hosts.back().data()});
-        }
-        files.read(sources.at(vertex.name), vertex.dtype, vertex.bound, boxes);
-        std::size_t i = 0;
-        for (const auto& [key, block] : d->local()) Kokkos::deep_copy(block.view(), hosts[i++]);
-      }
+      fill<S>(v, boxed_blocks(*d));
       values[v] = std::move(*d);
     });
-    ++stream;
   }
   return values;
+}
+
+engine::InputReader<Memory> InputLoader::reader() {
+  return [this](VertexId v, const engine::AnyBoxedBlocks<Memory>& blocks) {
+    std::visit([&](const auto& b) { fill(v, b); }, blocks);
+  };
 }
 
 std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph) {

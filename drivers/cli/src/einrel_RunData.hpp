@@ -46,9 +46,30 @@ auto host_view(const Tensor<Scalar, Memory>& block) {
 template <class Scalar>
 using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>()));
 
-// Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty): read
-// from `sources`, or counter-based random values with options.random_seed.
-Values load_inputs(const Session& session, const Sources& sources, const RunOptions& options);
+// Reads the inputs' values from `sources`, or makes counter-based random values with options.random_seed
+// (the same values whatever the layout): every input into its schedule layout before a run, an input again
+// into another layout during one (engine::InputReads::again), or whole tensors for --check.
+class InputLoader {
+ public:
+  InputLoader(const redistribute::Communicator& comm, const Graph& graph, const Sources& sources,
+              const RunOptions& options);
+
+  // Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty).
+  Values load(const Session& session);
+  // The engine's reader of inputs read again (it refers to this loader).
+  engine::InputReader<Memory> reader();
+  // Collective: fills `blocks` (this rank's, each with its box in the tensor; none on some ranks) with
+  // input v's values.
+  template <class Scalar>
+  void fill(VertexId v, const engine::BoxedBlocks<Scalar, Memory>& blocks);
+
+ private:
+  const Graph& graph_;
+  const Sources& sources_;
+  const RunOptions& options_;
+  io::InputFiles files_;
+  std::map<VertexId, std::uint32_t> streams_;  // an input's index among the graph's inputs: its random stream
+};
 
 // (dataset name, vertex) for every output of the graph, named like the vertex.
 std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph);

@@ -48,7 +48,9 @@ std::string report_json(const RunReport& r) {
   j.member("graph", r.graph).member("num_ranks", r.num_ranks).member("computing_ranks", r.computing_ranks);
   j.member("backend", r.backend).member("threads", r.threads).member("planner", r.planner);
   j.member("cost_model", r.cost_model).member("procs", r.procs).member("transitions", r.transitions);
+  j.member("objective", r.objective).member("proposed_by", r.proposed_by);
   j.member("check_max_relative_error", r.check_error).member("predicted_cost", r.predicted_cost);
+  j.member("estimated_seconds", r.estimated_seconds);
   j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds);
   j.member("input_seconds", r.input_seconds).member("memory_seconds", r.memory_seconds).key("ranks");
   write_ranks(j, r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes);

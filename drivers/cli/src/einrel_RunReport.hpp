@@ -63,6 +63,9 @@ struct RunReport {
   std::vector<VertexReport> vertices;
   std::vector<NonFiniteReport> nonfinite_outputs;  // outputs with NaN or ±Inf elements (IEEE results)
   std::optional<double> predicted_cost;            // none until a planner predicts one
+  double estimated_seconds = 0;                    // the plan's estimated makespan (engine::Traffic)
+  std::string objective = "makespan";              // what planning minimised (engine::Objective)
+  std::string proposed_by;                         // the planner whose partitions the plan has
   // --check: the largest normwise relative difference from the unpartitioned evaluation, and its bound
   std::optional<double> check_error, check_tolerance;
 

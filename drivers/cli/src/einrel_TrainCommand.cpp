@@ -46,6 +46,7 @@ std::string report_json(const TrainOptions& o, const partition::Plan& plan, int 
   j.member("command", "train").member("graph", o.run.graph).member("loss", o.loss).member("params", o.params);
   j.member("lr", o.lr).member("steps", o.steps).member("planner", plan.planner).member("procs", plan.procs);
   j.member("num_ranks", ranks).member("predicted_cost_per_step", plan.total_cost + carried);
+  j.member("estimated_seconds_per_step", plan.estimated_seconds);
   j.member("predicted_carried_cost_per_step", carried).member("losses", losses);
   j.member("seconds_per_step", seconds).member("floats_moved_per_step", floats);
   return j.end_object().str();
@@ -65,11 +66,15 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   });
   engine::Options engine = options.run.engine;
   engine.failure = rundata::failure_injection();
+  engine.input_reads = engine::InputReads::move;  // the data stays in memory across the steps
   rundata::Session session(comm, step.graph, engine, step.carried);
   const partition::Plan& plan = session.plan();
-  const double carried = partition::carried_cost(session.graph(), plan.partitions, step.carried, plan.cost_model);
+  // A plan costed by its dry run counts the carried values already: each W lives where W' was made.
+  const double carried = plan.costed_by_dry_run
+                             ? 0.0
+                             : partition::carried_cost(session.graph(), plan.partitions, step.carried, plan.cost_model);
   session.prepare(Exec{});
-  Values values = rundata::load_inputs(session, sources, options.run);
+  Values values = rundata::InputLoader(comm, session.graph(), sources, options.run).load(session);
 
   std::vector<double> losses, seconds;
   std::vector<Extent> floats;

@@ -1,5 +1,7 @@
+#include <einrel_Error.hpp>
 #include <einrel_Json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -136,6 +138,78 @@ JsonWriter json_report() {
   JsonWriter j;
   j.begin_object().member("schema_version", json_schema_version);
   return j;
+}
+
+namespace {
+
+// A cursor over the text of a flat JSON object of numbers, with errors naming where it stands.
+class NumberObjectReader {
+ public:
+  NumberObjectReader(std::string_view text, const std::string& where) : text_(text), where_(where) {}
+
+  std::map<std::string, double> read() {
+    std::map<std::string, double> members;
+    expect('{');
+    if (peek() == '}') {
+      ++at_;
+    } else {
+      for (;;) {
+        const std::string name = string();
+        expect(':');
+        if (!members.emplace(name, number()).second) fail("'" + name + "' appears twice");
+        if (peek() == ',') {
+          ++at_;
+          continue;
+        }
+        expect('}');
+        break;
+      }
+    }
+    if (peek() != '\0') fail("text after the object");
+    return members;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(where_ + ": at byte " + std::to_string(at_) + ": " + what +
+                " (a machine file is one JSON object of numbers)");
+  }
+  char peek() {
+    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+    return at_ < text_.size() ? text_[at_] : '\0';
+  }
+  void expect(char c) {
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++at_;
+  }
+  std::string string() {
+    expect('"');
+    const std::size_t end = text_.find('"', at_);
+    if (end == std::string_view::npos) fail("unterminated name");
+    std::string name(text_.substr(at_, end - at_));
+    if (name.find('\\') != std::string::npos) fail("escapes in names are not supported");
+    at_ = end + 1;
+    return name;
+  }
+  double number() {
+    peek();
+    const std::string rest(text_.substr(at_, std::min<std::size_t>(64, text_.size() - at_)));
+    char* end = nullptr;
+    const double x = std::strtod(rest.c_str(), &end);
+    if (end == rest.c_str() || !std::isfinite(x)) fail("expected a number");
+    at_ += static_cast<std::size_t>(end - rest.c_str());
+    return x;
+  }
+
+  std::string_view text_;
+  const std::string& where_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+std::map<std::string, double> read_json_numbers(std::string_view text, const std::string& where) {
+  return NumberObjectReader(text, where).read();
 }
 
 }  // namespace einrel::io

@@ -1,6 +1,7 @@
 #ifndef EINREL_JSON_HPP
 #define EINREL_JSON_HPP
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,11 @@ std::string json_string(std::string_view s);
 // The shortest decimal that reads back as the same double (up to 17 significant digits); NaN and ±Inf,
 // which JSON cannot hold, as null.
 std::string json_number(double x);
+
+// The members of a JSON object whose values are all numbers (a machine file, docs/planner.md), by name.
+// Throws Error naming `where` and the offset for anything else: another value type, a repeated name,
+// text after the object.
+std::map<std::string, double> read_json_numbers(std::string_view text, const std::string& where);
 
 // A JSON document written value by value. Members of the outermost object go on lines of their own, and so
 // do objects listed in its arrays; everything deeper stays on one line, which keeps reports both valid and

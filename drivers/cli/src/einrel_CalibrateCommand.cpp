@@ -1,0 +1,176 @@
+#include <einrel_AtomicFile.hpp>
+#include <einrel_CalibrateCommand.hpp>
+#include <einrel_Communicator.hpp>
+#include <einrel_EinsumKernel.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_KokkosCompat.hpp>
+#include <einrel_MachineFile.hpp>
+#include <einrel_ParallelHdf5.hpp>
+#include <einrel_Wait.hpp>
+
+#include <unistd.h>
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+namespace einrel {
+namespace {
+
+using redistribute::Communicator;
+using Exec = Kokkos::DefaultExecutionSpace;
+using Block = Tensor<double, Exec::memory_space>;
+
+// The slowest rank's median of `reps` timings of f (each started together on every rank). Collective.
+double slowest_median(const Communicator& comm, int reps, const std::function<void()>& f) {
+  std::vector<double> times;
+  for (int k = 0; k < reps; ++k) {
+    MPI_Barrier(comm.get());
+    const double start = MPI_Wtime();
+    f();
+    times.push_back(MPI_Wtime() - start);
+  }
+  std::nth_element(times.begin(), times.begin() + reps / 2, times.end());
+  double mine = times[static_cast<std::size_t>(reps / 2)], slowest = 0;
+  redistribute::check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm.get()), "MPI_Allreduce");
+  return slowest;
+}
+
+// One round trip per call between this rank and its partner (rank ^ 1), `n` doubles each way; a rank
+// without a partner waits.
+void round_trip(const Communicator& comm, std::vector<double>& buffer, int trips) {
+  const int partner = comm.rank() ^ 1;
+  if (partner >= comm.size()) return;
+  const int n = static_cast<int>(buffer.size());
+  for (int t = 0; t < trips; ++t) {
+    if (comm.rank() % 2 == 0) {
+      redistribute::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
+      redistribute::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE),
+                              "MPI_Recv");
+    } else {
+      redistribute::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE),
+                              "MPI_Recv");
+      redistribute::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
+    }
+  }
+}
+
+void measure_network(const Communicator& comm, int reps, engine::MachineModel& machine) {
+  constexpr int small_trips = 200, large_trips = 8;
+  std::vector<double> small(1), large(std::size_t{1} << 19);  // 8 B and 4 MiB
+  const double latency = slowest_median(comm, reps, [&] { round_trip(comm, small, small_trips); }) / (2 * small_trips);
+  const double big = slowest_median(comm, reps, [&] { round_trip(comm, large, large_trips); }) / (2 * large_trips);
+  machine.latency_seconds = latency;
+  machine.seconds_per_byte = std::max(big - latency, 1e-12) / static_cast<double>(large.size() * sizeof(double));
+}
+
+Block filled(const std::string& label, const Bound& bound, double value) {
+  Block b = Block::uninitialized(label, bound);
+  Kokkos::deep_copy(b.view(), value);
+  return b;
+}
+
+void measure_kernels(const Communicator& comm, int reps, engine::MachineModel& machine) {
+  const Extent n = 768;
+  const Block a = filled("calibrate/a", {n, n}, 0.5), b = filled("calibrate/b", {n, n}, 0.25);
+  const Block c = filled("calibrate/c", {n, n}, 0.0);
+  const EinSum product = EinSum::parse("ij,jk->ik", 2);
+  const double gemm = slowest_median(comm, reps, [&] {
+    kernels::einsum(Exec{}, product, a, std::optional<Block>(b), c);
+    compat::fence(Exec{}, "einrel calibrate: product");
+  });
+  machine.flops_per_second = 2.0 * static_cast<double>(n * n * n) / gemm;
+
+  const Extent m = Extent{1} << 22;
+  const Block x = filled("calibrate/x", {m}, 1.0), y = filled("calibrate/y", {m}, 2.0),
+              z = filled("calibrate/z", {m}, 0);
+  EinSum sum = EinSum::parse("i,i->i", 2);
+  sum.join = JoinOp::add;
+  const double stream = slowest_median(comm, reps, [&] {
+    kernels::einsum(Exec{}, sum, x, std::optional<Block>(y), z);
+    compat::fence(Exec{}, "einrel calibrate: sum");
+  });
+  machine.memory_bytes_per_second = 3.0 * static_cast<double>(m * sizeof(double)) / stream;
+}
+
+// A scratch HDF5 file in `dir`, named from rank 0's process id, removed when this goes.
+class ScratchFile {
+ public:
+  ScratchFile(const Communicator& comm, const std::string& dir) {
+    long long pid = static_cast<long long>(getpid());
+    redistribute::check_mpi(MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, comm.get()), "MPI_Bcast");
+    path_ = (std::filesystem::path(dir) / ("einrel-calibrate-" + std::to_string(pid) + ".h5")).string();
+    root_ = comm.rank() == 0;
+  }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  ~ScratchFile() {
+    if (root_) std::remove(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool root_ = false;
+};
+
+void measure_file(const Communicator& comm, int reps, const std::string& dir, engine::MachineModel& machine) {
+  const Extent per_rank = Extent{1} << 22;  // 32 MiB of doubles
+  const Bound bound{static_cast<Extent>(comm.size()), per_rank};
+  const Box mine{{static_cast<Extent>(comm.rank()), 0}, {static_cast<Extent>(comm.rank()) + 1, per_rank}};
+  std::vector<double> data(static_cast<std::size_t>(per_rank), 1.0);
+  const ScratchFile file(comm, dir);
+  io::write_boxes(comm, file.path(), {{"x", Dtype::f64, bound, {{mine, data.data()}}}});
+  io::InputFiles files(comm);
+  const double read = slowest_median(comm, reps, [&] {
+    files.read({file.path(), "/x"}, Dtype::f64, bound, {{mine, data.data()}});
+  });
+  machine.file_seconds_per_byte = read / static_cast<double>(per_rank * sizeof(double));
+}
+
+}  // namespace
+
+void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream& out) {
+  const Communicator comm(user_comm);
+  engine::MachineModel machine;
+  if (comm.size() > 1) measure_network(comm, options.reps, machine);
+  measure_kernels(comm, options.reps, machine);
+  const std::string dir =
+      options.output ? std::filesystem::absolute(*options.output).parent_path().string() : std::string(".");
+  measure_file(comm, options.reps, dir, machine);
+
+  io::JsonWriter j = io::json_report();
+  j.member("num_ranks", comm.size());
+  write_machine(j, machine);
+  const std::string text = j.end_object().str();
+  redistribute::collectively(comm, [&] {
+    if (comm.rank() != 0) return;
+    if (options.output) {
+      io::AtomicFile file(*options.output);
+      file.write_text(text);
+      file.commit();
+    }
+  });
+  if (comm.rank() != 0) return;
+  std::ostringstream s;
+  s << "einrel calibrate on " << comm.size() << " rank(s), the slowest rank's median of " << options.reps << ":\n";
+  if (comm.size() > 1)
+    s << "  MPI latency " << machine.latency_seconds * 1e6 << " us, bandwidth " << 1e-9 / machine.seconds_per_byte
+      << " GB/s (ping-pong between rank pairs)\n";
+  else
+    s << "  one rank: MPI latency and bandwidth keep their defaults (run under mpiexec with 2 or more ranks)\n";
+  s << "  kernels " << machine.flops_per_second * 1e-9 << " GFLOP/s (768-cube f64 product), memory "
+    << machine.memory_bytes_per_second * 1e-9 << " GB/s (element-wise sum)\n"
+    << "  HDF5 read " << 1e-9 / machine.file_seconds_per_byte << " GB/s per rank\n";
+  if (options.output)
+    s << "wrote " << *options.output << " (use it with --machine)\n";
+  else
+    s << text;
+  out << s.str();
+}
+
+}  // namespace einrel

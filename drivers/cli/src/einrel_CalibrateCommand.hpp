@@ -1,0 +1,27 @@
+#ifndef EINREL_CALIBRATECOMMAND_HPP
+#define EINREL_CALIBRATECOMMAND_HPP
+
+#include <mpi.h>
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace einrel {
+
+// Options of `einrel calibrate` (docs/cli.md).
+struct CalibrateOptions {
+  std::optional<std::string> output;  // the machine file; printed on rank 0 when absent
+  int reps = 5;                       // each measurement's repetitions (the median is kept)
+};
+
+// Collective: measures the rates of engine::MachineModel on the ranks started, each the slowest rank's
+// median: MPI latency and bandwidth by a ping-pong between rank pairs (0-1, 2-3, ... at once; with one rank
+// the defaults stay and the output says so), einrel's kernel on a 768-cube f64 matrix product (flops) and on
+// an element-wise sum of 2^22 doubles (memory), and a parallel HDF5 read of 32 MiB per rank of a file
+// written next to the output. Writes them as a machine file (--machine) and prints a summary on rank 0.
+void calibrate(MPI_Comm comm, const CalibrateOptions& options, std::ostream& out);
+
+}  // namespace einrel
+
+#endif
