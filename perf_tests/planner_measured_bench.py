@@ -58,7 +58,7 @@ def train_report(path):
     rep = json.load(open(path))
     moved = statistics.median(rep["floats_moved_per_step"])
     return statistics.median(rep["seconds_per_step"][1:]), rep["estimated_seconds_per_step"], moved, \
-        rep["predicted_cost_per_step"], ""
+        rep["predicted_cost_per_step"], rep["proposed_by"]
 
 
 def benches(args, work):

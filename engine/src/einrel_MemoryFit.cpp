@@ -52,20 +52,29 @@ class PlanCosting {
   }
 
   // EinDecomp's choice: of its dynamic program's plans (under the engine and the paper models) and the
-  // baselines' plans for this graph, the one its dry run finds best by the objective (ties: that order).
-  // The dynamic program is exact for its decomposable model on trees; the dry run is the engine itself.
+  // baselines' plans for this graph, the one its dry run finds best by the objective. The dynamic program is
+  // exact for its decomposable model on trees; the dry run is the engine itself. A tie (equal up to
+  // rounding: plans that differ only where nothing moves) goes to the least peak block bytes on the busiest
+  // rank, then to the order above.
   partition::Plan eindecomp(Extent p) const {
     std::vector<partition::Plan> candidates{make(p, "eindecomp", options_.cost_model),
                                             make(p, "eindecomp", partition::CostModel::paper)};
     for (const std::string& name : partition::planners_for(graph_))
       if (name != "eindecomp") candidates.push_back(make(p, name, options_.cost_model));
-    std::size_t best = 0, considered = 0;
-    double least = 0;
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      considered += candidates[c].partitions_considered;
-      const double value = objective(candidates[c], dry_run(candidates[c], options_.transitions));
-      if (c == 0 || better(value, least)) best = c, least = value;
+    std::vector<double> value, peak;
+    std::size_t considered = 0;
+    for (const partition::Plan& plan : candidates) {
+      considered += plan.partitions_considered;
+      const Traffic dry = dry_run(plan, options_.transitions);
+      value.push_back(objective(plan, dry));
+      std::size_t most = 0;
+      for (const RankTraffic& r : dry.ranks) most = std::max(most, r.peak_block_bytes);
+      peak.push_back(static_cast<double>(most));
     }
+    const double least = *std::min_element(value.begin(), value.end());
+    std::size_t best = candidates.size();
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      if (!better(least, value[c]) && (best == candidates.size() || better(peak[c], peak[best]))) best = c;
     partition::Plan chosen = std::move(candidates[best]);
     chosen.proposed_by = best == 1 ? "eindecomp (paper model)" : chosen.planner;
     chosen.planner = "eindecomp";

@@ -77,7 +77,8 @@ commands:
       shape) by reverse mode; outputs L, grad_A, grad_B, ... Run it with `einrel run` like any graph.
   train GRAPH --loss L --params W1,W2,... --lr LR --steps N --input IN.h5 --output OUT.h5 [--report R.json]
       [--procs P] [--planner NAME] [--cost-model engine|paper] [--transitions auto|point-to-point|collectives]
-      [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--no-warm-memory]
+      [--objective makespan|floats|model] [--machine MACHINE.json] [--comm-buffer-limit BYTES]
+      [--memory-limit BYTES] [--no-warm-memory]
       Plain SGD, W <- W - LR dL/dW, for N steps: forward, backward and update are one graph, planned once and
       run N times by the engine, each W kept distributed where the next step reads it. IN.h5 holds the
       parameters' initial values and every other input (data); OUT.h5 gets the parameters after N steps,

@@ -268,10 +268,11 @@ double parse_rate(const std::string& s) {
 }
 
 TrainOptions parse_train(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args,
-                                  {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner",
-                                   "cost-model", "transitions", "comm-buffer-limit", "memory-limit"},
-                                  {"no-warm-memory"}, "train");
+  const ParsedArgs p =
+      parse_args(args,
+                 {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner", "cost-model",
+                  "transitions", "comm-buffer-limit", "memory-limit", "objective", "machine"},
+                 {"no-warm-memory"}, "train");
   TrainOptions options;
   options.run.graph = graph_argument(p, "train");
   for (const char* name : {"loss", "params", "lr", "steps", "input", "output"})

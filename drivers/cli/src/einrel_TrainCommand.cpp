@@ -46,7 +46,7 @@ std::string report_json(const TrainOptions& o, const partition::Plan& plan, int 
   j.member("command", "train").member("graph", o.run.graph).member("loss", o.loss).member("params", o.params);
   j.member("lr", o.lr).member("steps", o.steps).member("planner", plan.planner).member("procs", plan.procs);
   j.member("num_ranks", ranks).member("predicted_cost_per_step", plan.total_cost + carried);
-  j.member("estimated_seconds_per_step", plan.estimated_seconds);
+  j.member("estimated_seconds_per_step", plan.estimated_seconds).member("proposed_by", plan.proposed_by);
   j.member("predicted_carried_cost_per_step", carried).member("losses", losses);
   j.member("seconds_per_step", seconds).member("floats_moved_per_step", floats);
   return j.end_object().str();
