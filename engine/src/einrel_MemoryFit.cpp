@@ -63,8 +63,16 @@ class PlanCosting {
       if (name != "eindecomp") candidates.push_back(make(p, name, options_.cost_model));
     std::vector<double> value, peak;
     std::size_t considered = 0;
-    for (const partition::Plan& plan : candidates) {
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      const partition::Plan& plan = candidates[c];
       considered += plan.partitions_considered;
+      std::size_t same = 0;  // an earlier candidate with the same partitions has the same dry run
+      while (same < c && !(candidates[same].partitions == plan.partitions)) ++same;
+      if (same < c) {
+        value.push_back(value[same]);
+        peak.push_back(peak[same]);
+        continue;
+      }
       const Traffic dry = dry_run(plan, options_.transitions);
       value.push_back(objective(plan, dry));
       std::size_t most = 0;
