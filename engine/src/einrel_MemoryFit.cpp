@@ -56,12 +56,14 @@ class PlanCosting {
   // exact for its decomposable model on trees; the dry run is the engine itself. A tie (equal up to
   // rounding: plans that differ only where nothing moves) goes to the least peak block bytes on the busiest
   // rank, then to the order above.
-  partition::Plan eindecomp(Extent p) const {
+  FittedPlan eindecomp(Extent p) const {
     std::vector<partition::Plan> candidates{make(p, "eindecomp", options_.cost_model),
                                             make(p, "eindecomp", partition::CostModel::paper)};
     for (const std::string& name : partition::planners_for(graph_))
       if (name != "eindecomp") candidates.push_back(make(p, name, options_.cost_model));
     std::vector<double> value, peak;
+    std::vector<Traffic> dries;
+    std::vector<std::size_t> dry_of;  // per candidate, its dry run in `dries`
     std::size_t considered = 0;
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       const partition::Plan& plan = candidates[c];
@@ -71,12 +73,14 @@ class PlanCosting {
       if (same < c) {
         value.push_back(value[same]);
         peak.push_back(peak[same]);
+        dry_of.push_back(dry_of[same]);
         continue;
       }
-      const Traffic dry = dry_run(plan, options_.transitions);
-      value.push_back(objective(plan, dry));
+      dries.push_back(dry_run(plan, options_.transitions));
+      dry_of.push_back(dries.size() - 1);
+      value.push_back(objective(plan, dries.back()));
       std::size_t most = 0;
-      for (const RankTraffic& r : dry.ranks) most = std::max(most, r.peak_block_bytes);
+      for (const RankTraffic& r : dries.back().ranks) most = std::max(most, r.peak_block_bytes);
       peak.push_back(static_cast<double>(most));
     }
     const double least = *std::min_element(value.begin(), value.end());
@@ -88,14 +92,17 @@ class PlanCosting {
     chosen.planner = "eindecomp";
     chosen.cost_model = options_.cost_model;
     chosen.partitions_considered = considered;
-    return chosen;
+    return {std::move(chosen), options_.transitions, std::move(dries[dry_of[best]])};
   }
 
-  partition::Plan requested(Extent p, const std::string& planner) const {
-    return planner == "eindecomp" && options_.cost_model == partition::CostModel::engine &&
-                   options_.objective != Objective::model
-               ? eindecomp(p)
-               : make(p, planner, options_.cost_model);
+  // The requested plan under the options' transitions, with its dry run.
+  FittedPlan requested(Extent p, const std::string& planner) const {
+    if (planner == "eindecomp" && options_.cost_model == partition::CostModel::engine &&
+        options_.objective != Objective::model)
+      return eindecomp(p);
+    partition::Plan plan = make(p, planner, options_.cost_model);
+    Traffic dry = dry_run(plan, options_.transitions);
+    return {std::move(plan), options_.transitions, std::move(dry)};
   }
 
  private:
@@ -121,41 +128,44 @@ void cost_by_dry_run(const Graph& graph, partition::Plan& plan, const Traffic& d
 // The requested plan if its busiest rank fits options.memory_limit (or there is none); else, with automatic
 // transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
 // every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits.
-FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, partition::Plan requested,
+FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, FittedPlan requested,
                       const PlanCosting& costing) {
   const std::optional<std::size_t>& memory_limit = options.memory_limit;
-  if (!memory_limit) return {std::move(requested), options.transitions};
+  if (!memory_limit) return requested;
   struct Estimate {
     std::size_t peak = 0;
     int rank = 0;
     VertexId vertex = 0;
     double objective = 0;
+    Traffic dry;
   };
   auto estimate = [&](const partition::Plan& plan, TransitionPolicy policy) {
-    const Traffic dry = costing.dry_run(plan, policy);
     Estimate e;
+    e.dry =
+        &plan == &requested.plan && policy == requested.transitions ? requested.dry_run : costing.dry_run(plan, policy);
     for (int r = 0; r < ranks; ++r)
-      if (dry.peak_memory_bytes[r] > e.peak) e = {dry.peak_memory_bytes[r], r, dry.peak_vertex[r]};
-    e.objective = costing.objective(plan, dry);
+      if (e.dry.peak_memory_bytes[r] > e.peak)
+        e.peak = e.dry.peak_memory_bytes[r], e.rank = r, e.vertex = e.dry.peak_vertex[r];
+    e.objective = costing.objective(plan, e.dry);
     return e;
   };
   std::vector<TransitionPolicy> policies{options.transitions};
   if (options.transitions == TransitionPolicy::automatic)
     policies.insert(policies.end(), {TransitionPolicy::point_to_point, TransitionPolicy::collectives});
-  // The first policy under which `plan` fits and its objective, else nothing; `closest` keeps the smallest miss.
+  // The first policy under which `plan` fits with its estimate, else nothing; `closest` keeps the smallest miss.
   std::optional<Estimate> closest;
-  partition::Plan closest_plan = requested;
-  auto fitting = [&](const partition::Plan& plan) -> std::optional<std::pair<TransitionPolicy, double>> {
+  partition::Plan closest_plan = requested.plan;
+  auto fitting = [&](const partition::Plan& plan) -> std::optional<std::pair<TransitionPolicy, Estimate>> {
     for (TransitionPolicy policy : policies) {
-      const Estimate e = estimate(plan, policy);
-      if (e.peak <= *memory_limit) return std::pair{policy, e.objective};
-      if (!closest || e.peak < closest->peak) closest = e, closest_plan = plan;
+      Estimate e = estimate(plan, policy);
+      if (e.peak <= *memory_limit) return std::pair{policy, std::move(e)};
+      if (!closest || e.peak < closest->peak) closest = std::move(e), closest_plan = plan;
     }
     return std::nullopt;
   };
-  if (const auto fit = fitting(requested)) return {std::move(requested), fit->first};
+  if (auto fit = fitting(requested.plan)) return {std::move(requested.plan), fit->first, std::move(fit->second.dry)};
 
-  const Extent procs = requested.procs;
+  const Extent procs = requested.plan.procs;
   std::vector<std::string> planners{options.planner};
   for (const std::string& name : partition::planners_for(graph))
     if (name != options.planner) planners.push_back(name);
@@ -165,9 +175,11 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, par
     for (const std::string& planner : planners) {
       if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
       partition::Plan plan = costing.make(p, planner, options.cost_model);
-      if (const auto fit = fitting(plan))
-        if (!best || better(fit->second, best_objective))
-          best = FittedPlan{std::move(plan), fit->first}, best_objective = fit->second;
+      if (auto fit = fitting(plan))
+        if (!best || better(fit->second.objective, best_objective)) {
+          best_objective = fit->second.objective;
+          best = FittedPlan{std::move(plan), fit->first, std::move(fit->second.dry)};
+        }
     }
   if (best) return *best;
   throw Error("no plan fits the memory limit of " + std::to_string(*memory_limit) + " bytes per rank; the closest (" +
@@ -184,7 +196,7 @@ FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& opti
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
   const PlanCosting costing(graph, ranks, options, carried);
   FittedPlan fitted = fit_memory(graph, ranks, options, costing.requested(procs, options.planner), costing);
-  cost_by_dry_run(graph, fitted.plan, costing.dry_run(fitted.plan, fitted.transitions), options.objective);
+  cost_by_dry_run(graph, fitted.plan, fitted.dry_run, options.objective);
   return fitted;
 }
 

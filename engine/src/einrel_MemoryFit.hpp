@@ -8,6 +8,7 @@
 #include <einrel_Planner.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Schedule.hpp>
+#include <einrel_Traffic.hpp>
 #include <einrel_Transition.hpp>
 
 #include <mpi.h>
@@ -18,10 +19,12 @@
 
 namespace einrel::engine {
 
-// A plan and the transition policy to schedule it with.
+// A plan, the transition policy to schedule it with, and its dry run on the ranks it was planned for under
+// that policy (the dry run the plan is costed by; the pipeline and the plan command reuse it).
 struct FittedPlan {
   partition::Plan plan;
   TransitionPolicy transitions = TransitionPolicy::automatic;
+  Traffic dry_run;
 };
 
 // The schedule of `partitions` on `ranks` ranks as `options` say (transitions `policy`, input reads, the

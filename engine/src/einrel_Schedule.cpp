@@ -297,9 +297,6 @@ class Schedule::TransitionPass {
       double& seconds = s_.communication_seconds_[v];
       for (const auto& t : s_.transitions_[v])
         if (t) seconds += t->seconds;
-      for (std::size_t k = 0; k < s_.reads_again_[v].size(); ++k)
-        if (s_.reads_again_[v][k])
-          seconds += read_seconds(graph_.vertex(v).inputs[k], s_.vertices_[v]->operand_layout(k));
       if (!s_.deferred_[v] && !s_.vertices_[v]->on_partials())
         seconds += reduction_seconds(*s_.vertices_[v], element_bytes(v), model_);
     }
@@ -360,8 +357,9 @@ class Schedule::TransitionPass {
       } else {
         const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
         Transition moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
-        if (reads_again(in, to, moved)) {
+        if (const auto read = reads_again(in, to, moved)) {
           s_.reads_again_[v][k] = true;
+          s_.communication_seconds_[v] += *read;
           s_.transitions_[v].emplace_back();
         } else {
           s_.transitions_[v].push_back(std::move(moved));
@@ -370,13 +368,16 @@ class Schedule::TransitionPass {
     }
   }
 
-  // Whether a graph input is better read again from its source into `to` than moved there from its layout:
-  // InputReads::again, not carried, the move sends something, and the read is no slower by the model.
-  bool reads_again(VertexId in, const BlockLayout& to, const Transition& moved) const {
-    if (s_.reads_ != InputReads::again || !graph_.vertex(in).is_input() || s_.carried_[in]) return false;
+  // The model's time for reading a graph input again from its source into `to`, when that is better than
+  // moving it there from its layout (InputReads::again, not carried, the move sends something, and the read
+  // is no slower); else nothing.
+  std::optional<double> reads_again(VertexId in, const BlockLayout& to, const Transition& moved) const {
+    if (s_.reads_ != InputReads::again || !graph_.vertex(in).is_input() || s_.carried_[in]) return std::nullopt;
     Extent sent = 0;
     for (Extent n : moved.volumes.sent) sent += n;
-    return sent > 0 && read_seconds(in, to) <= moved.seconds;
+    if (sent == 0) return std::nullopt;
+    const double read = read_seconds(in, to);
+    return read <= moved.seconds ? std::optional<double>(read) : std::nullopt;
   }
 
   // The model's time for the busiest rank to read input `in` again into `to`: the blocks of `to` it does not

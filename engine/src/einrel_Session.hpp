@@ -66,7 +66,7 @@ class Session {
       plan_ = std::move(fitted.plan);
       schedule_.emplace(make_schedule(graph_, plan_.partitions, comm_.size(), fitted.transitions, options_, carried_));
       steps_ = rank_steps(graph_, *schedule_, comm_.rank());
-      estimate_ = dry_run(graph_, *schedule_, options_.exchange_limits());
+      estimate_ = std::move(fitted.dry_run);  // the dry run of this schedule, made while planning
     });
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible)
       check_node_memory(comm_.get(), estimated_peak_bytes());

@@ -1,4 +1,3 @@
-#include <einrel_DryRun.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_MemoryFit.hpp>
@@ -28,10 +27,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   const engine::FittedPlan fitted = engine::plan_within_memory(graph, ranks, options.engine);
   const partition::Plan& plan = fitted.plan;
   std::optional<engine::Traffic> dry;
-  if (options.ranks)
-    dry = engine::dry_run(
-        graph, engine::make_schedule(graph, plan.partitions, *options.ranks, fitted.transitions, options.engine),
-        options.engine.exchange_limits());
+  if (options.ranks) dry = fitted.dry_run;  // on *options.ranks, the R the plan was costed on
   const std::size_t estimated =
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;
@@ -41,19 +37,16 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
     io::JsonWriter j = io::json_report();
     write_plan(j, graph, plan);
     if (dry) {
-      Extent moved = 0;
-      for (Extent m : dry->floats_moved) moved += m;
-      j.member("num_ranks", *options.ranks).member("floats_moved", moved).key("ranks");
+      j.member("num_ranks", *options.ranks).member("floats_moved", dry->total_floats_moved()).key("ranks");
       write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
     }
     out << j.end_object().str();
   } else {
     out << plan_text(graph, plan);
     if (dry) {
-      Extent moved = 0;
-      for (Extent m : dry->floats_moved) moved += m;
       std::ostringstream s;
-      s << "dry run on " << *options.ranks << " ranks: " << moved << " floats moved between ranks\n";
+      s << "dry run on " << *options.ranks << " ranks: " << dry->total_floats_moved()
+        << " floats moved between ranks\n";
       print_rank_table(dry->ranks, s);
       s << "  estimated peak allocated bytes (blocks, kernel temporaries, exchange buffers): " << estimated
         << " on the busiest rank\n";
