@@ -131,6 +131,32 @@ TEST(ParallelHdf5, ManySmallDatasetsRoundTrip) {
   }
 }
 
+// Streamed inputs: every rank opens a dataset together, then each reads its own boxes alone, one call per box
+// and a different number of calls per rank (independent transfers, no communication); a read of a dataset not
+// opened, or of a box outside it, fails on the rank that makes it.
+TEST(ParallelHdf5, RanksReadAnOpenedDatasetAlone) {
+  const Communicator comm(MPI_COMM_WORLD);
+  test::TempDir dir;
+  const Bound bound{11, 6};
+  const auto x = test::random_values<double>(bound, 5);
+  io::DatasetBoxes out{"X", Dtype::f64, bound, {}};
+  if (comm.rank() == 0) out.boxes.push_back({Box{{0, 0}, bound}, x.data()});
+  io::write_boxes(comm, dir.file("x.h5"), {out});
+  const io::DatasetSource source{dir.file("x.h5"), "/X"};
+  io::InputFiles files(comm);
+  EXPECT_THROW(files.read_local(source, Dtype::f64, {}), Error);  // not opened yet
+  files.open(source, Dtype::f64, bound);
+  const BlockGrid grid(bound, {11, 1});
+  for (Extent row = 0; row <= static_cast<Extent>(comm.rank()) && row < 11; ++row) {
+    const Box box = grid.box(grid.key((row * 3 + static_cast<Extent>(comm.rank())) % 11));
+    std::vector<double> got(static_cast<std::size_t>(box.size()));
+    files.read_local(source, Dtype::f64, {{box, got.data()}});
+    EXPECT_EQ(got, cut(x, bound, box));
+  }
+  std::vector<double> outside(6);
+  EXPECT_THROW(files.read_local(source, Dtype::f64, {{Box{{11, 0}, {12, 6}}, outside.data()}}), Error);
+}
+
 TEST(ParallelHdf5, ReadsADatasetInsideGroups) {
   const Communicator comm(MPI_COMM_WORLD);
   test::TempDir dir;

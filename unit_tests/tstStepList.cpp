@@ -17,8 +17,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
+#include <set>
 #include <tuple>
 
 namespace {
@@ -55,7 +57,7 @@ void expect_dry_run_is_execute(const Communicator& comm, const Graph& g, const s
   engine::MachineModel model;
   model.file_seconds_per_byte = 0;
   const engine::Schedule schedule(g, plan, comm.size(), policy, model, {}, reads);
-  const engine::InputReader<Mem> read = [](VertexId, const engine::AnyBoxedBlocks<Mem>& blocks) {
+  const engine::InputReader<Mem> read = [](VertexId, const engine::AnyBoxedBlocks<Mem>& blocks, engine::ReadCall) {
     std::visit(
         [](const auto& boxed) {
           for (const auto& [box, block] : boxed) Kokkos::deep_copy(block.view(), 0.5);
@@ -173,6 +175,72 @@ TEST(StepList, AnInputCutThreeWaysIsReadAgainOrMoved) {
     for (const engine::RankTraffic& r : dry.ranks) read += r.floats_read;
     EXPECT_EQ(read, reads == engine::InputReads::again && R > 1 ? Extent{2 * 12 * 8 * 10} : Extent{0});
   }
+}
+
+// A matmul cut finer than the ranks (p = 12: {i:2, j:3, k:2}) with its inputs read from their source
+// (InputReads::again): each input is streamed, each block read just before the first call on the rank that reads
+// it and released after the last, so a rank holds no more than with the inputs loaded before the run (less where
+// its calls read several blocks in turn); the dry run counts that as execute measures, and the product is right.
+TEST(StepList, InputsReadInTurnAreStreamedByTheKernelCalls) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g =
+      parse_graph("input A f64[16,12]\ninput B f64[12,20]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n", "stream.ein");
+  const std::vector<PartitionVector> plan{{}, {}, PartitionVector("ijk", {2, 3, 2})};
+  const VertexId A = 0, B = 1, C = 2;
+  for (engine::InputReads reads : {engine::InputReads::again, engine::InputReads::move}) {
+    SCOPED_TRACE(engine::input_reads_name(reads));
+    expect_dry_run_is_execute(comm, g, plan, engine::TransitionPolicy::point_to_point, reads);
+  }
+  {  // 0.5 everywhere, so every element of C is 0.5 * 0.5 * 12
+    const engine::Schedule schedule(g, plan, comm.size(), engine::TransitionPolicy::automatic, {}, {},
+                                    engine::InputReads::again);
+    std::vector<Extent> read(2, 0);
+    const engine::InputReader<Mem> reader = [&](VertexId v, const engine::AnyBoxedBlocks<Mem>& blocks,
+                                                engine::ReadCall call) {
+      EXPECT_EQ(call, engine::ReadCall::local);
+      for (const auto& [box, block] : std::get<engine::BoxedBlocks<double, Mem>>(blocks)) {
+        read[v] += box.size();
+        Kokkos::deep_copy(block.view(), 0.5);
+      }
+    };
+    const auto result = engine::execute(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule), {}, reader);
+    const auto& c = std::get<redistribute::DistributedTensorRelation<double, Mem>>(*result.values[C]);
+    for (const auto& [key, block] : c.local()) {
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, block.view());
+      for (std::size_t i = 0; i < host.extent(0); ++i) ASSERT_EQ(host(i), 3.0);
+    }
+    // Each rank reads each block its calls use once.
+    const auto [first, last] = schedule.vertex(C).tuples_of(comm.rank());
+    std::set<Extent> a, b;
+    for (Extent t = first; t < last; ++t)
+      a.insert(schedule.vertex(C).operand_block(0, t)), b.insert(schedule.vertex(C).operand_block(1, t));
+    EXPECT_EQ(read[A], static_cast<Extent>(a.size()) * 8 * 4);
+    EXPECT_EQ(read[B], static_cast<Extent>(b.size()) * 4 * 10);
+  }
+  for (int R = 1; R <= 12; ++R) {
+    SCOPED_TRACE(std::to_string(R) + " ranks");
+    const engine::Schedule streaming(g, plan, R, engine::TransitionPolicy::point_to_point, {}, {},
+                                     engine::InputReads::again),
+        loading(g, plan, R, engine::TransitionPolicy::point_to_point, {}, {}, engine::InputReads::move);
+    EXPECT_TRUE(streaming.streamed(A));
+    EXPECT_TRUE(streaming.streamed(B));
+    EXPECT_FALSE(loading.streamed(A));
+    const engine::Traffic held = engine::dry_run(g, streaming), loaded = engine::dry_run(g, loading);
+    for (int r = 0; r < R; ++r) {
+      const engine::RankSteps steps = engine::rank_steps(g, streaming, r);
+      std::map<engine::StreamedBlock, int> reads, releases;  // each block read once and released once, in order
+      for (const engine::KernelCall& call : steps.vertices[0].kernels) {
+        for (const engine::StreamedBlock& b : call.reads) EXPECT_EQ(reads[b]++, releases[b]);
+        for (const engine::StreamedBlock& b : call.releases) EXPECT_EQ(releases[b]++ + 1, reads[b]);
+      }
+      EXPECT_EQ(reads, releases);
+      EXPECT_LE(held.ranks[r].peak_block_bytes, loaded.ranks[r].peak_block_bytes);
+    }
+  }
+  // On 2 ranks each rank runs one row block of C: A's three blocks stay from their first call (k = 0) to their
+  // last (k = 1), B's are read and released call by call; the two blocks of C are held.
+  const engine::Schedule two(g, plan, 2, engine::TransitionPolicy::point_to_point, {}, {}, engine::InputReads::again);
+  EXPECT_EQ(engine::dry_run(g, two).ranks[0].peak_block_bytes, (3 * 8 * 4 + 4 * 10 + 2 * 8 * 10) * sizeof(double));
 }
 
 // A reader that numbers its tuples in another label order than its producer's output (`ji,jk->ik` after the

@@ -45,8 +45,30 @@ class ScratchBytes {
   std::map<std::pair<std::vector<Bound>, bool>, std::size_t> known_;
 };
 
+// The smallest GEMM dimension of a binary contraction: the extents of its row labels (X's and the output's),
+// column labels (Y's and the output's) and inner labels (X's and Y's, aggregated), each multiplied; labels of
+// all three are the batch. 0 when it is no contraction of rows, columns and inner labels (a GEMV, an outer
+// product): its rate is its bytes'.
+double smallest_gemm_dimension(const ResolvedEinSum& r) {
+  const EinSum& e = r.einsum();
+  if (e.arity() != 2) return 0;
+  const std::string &x = e.inputs[0], &y = e.inputs[1], &z = e.output;
+  double rows = 1, cols = 1, inner = 1;
+  bool has_rows = false, has_cols = false, has_inner = false;
+  for (char l : r.unique_labels()) {
+    const bool in_x = x.find(l) != std::string::npos, in_y = y.find(l) != std::string::npos,
+               in_z = z.find(l) != std::string::npos;
+    const double n = static_cast<double>(r.extent(l));
+    if (in_x && in_z && !in_y) rows *= n, has_rows = true;
+    if (in_y && in_z && !in_x) cols *= n, has_cols = true;
+    if (in_x && in_y && !in_z) inner *= n, has_inner = true;
+  }
+  return has_rows && has_cols && has_inner ? std::min({rows, cols, inner}) : 0;
+}
+
 // The model's time for one kernel call (MachineModel): the longer of its flops (2 per join result of a
-// binary call that aggregates, one otherwise) and its blocks' bytes at the memory rate. Cached per bounds.
+// binary call that aggregates, one otherwise) and its blocks' bytes at the memory rate. A contraction's flop
+// rate falls with its smallest GEMM dimension d, as d / (d + gemm_half_rate_dimension). Cached per bounds.
 class KernelSeconds {
  public:
   KernelSeconds(const EinSum& e, Dtype dtype, const MachineModel& model)
@@ -60,7 +82,10 @@ class KernelSeconds {
     for (const Bound& b : bounds) elements += static_cast<double>(num_elements(b));
     elements += static_cast<double>(num_elements(r.output_bound()));
     const double flops = (bounds.size() > 1 && !r.aggregated_labels().empty() ? 2 : 1) * joins;
-    return it->second = std::max(flops / model_.flops_per_second, elements * element_ / model_.memory_bytes_per_second);
+    const double d = smallest_gemm_dimension(r);
+    const double rate =
+        d > 0 ? model_.flops_per_second * d / (d + model_.gemm_half_rate_dimension) : model_.flops_per_second;
+    return it->second = std::max(flops / rate, elements * element_ / model_.memory_bytes_per_second);
   }
 
  private:
@@ -165,7 +190,7 @@ class RankWalk {
     }
     held_.sample(v, collective_scratch);
     for (VertexId in : s.released) held_.drop_all(values_[in]);
-    kernels(s, operands[0]);
+    kernels(s, operands);
     for (BlockIds& blocks : operands) held_.drop_all(blocks);
     reduce(s, mine);
   }
@@ -186,9 +211,10 @@ class RankWalk {
     return bytes;
   }
 
-  // Kernel calls: a new partial block per output block (the first operand's block in place), sampled as it
-  // is taken, and each call's temporaries while it runs.
-  void kernels(const VertexSteps& s, const BlockIds& first_operand) {
+  // Kernel calls: the streamed blocks a call reads and a new partial block per output block (the first
+  // operand's block in place), sampled as they are taken, each call's temporaries while it runs, and the
+  // streamed blocks it was the last reader of dropped after it.
+  void kernels(const VertexSteps& s, std::vector<BlockIds>& operands) {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const BlockGrid& out = vs.output_layout().grid();
     ScratchBytes scratch(graph_.vertex(s.vertex).resolved->einsum(), graph_.vertex(s.vertex).dtype);
@@ -197,16 +223,22 @@ class RankWalk {
     double seconds = 0;
     for (const KernelCall& call : s.kernels) {
       seconds += call_seconds(vs.tuple_bounds(call.tuple));
+      for (const auto& [k, b] : call.reads)
+        operands[k][b] = held_.take(block_size(vs.operand_layout(k).grid(), b), element(s.vertex));
       if (!call.accumulate) {
         if (s.in_place) {
-          partials_[call.output_block] = first_operand.at(vs.operand_block(0, call.tuple));
+          partials_[call.output_block] = operands[0].at(vs.operand_block(0, call.tuple));
           held_.hold(partials_[call.output_block]);
         } else {
           partials_[call.output_block] = held_.take(block_size(out, call.output_block), element(s.vertex));
         }
-        held_.sample(s.vertex);
       }
+      if (!call.accumulate || !call.reads.empty()) held_.sample(s.vertex);
       held_.sample(s.vertex, scratch(vs.tuple_bounds(call.tuple), call.accumulate));
+      for (const auto& [k, b] : call.releases) {
+        held_.drop(operands[k].at(b));
+        operands[k].erase(b);
+      }
     }
     traffic_.ranks[static_cast<std::size_t>(rank_)].tuples += s.tuples();
     traffic_.vertex_seconds[s.vertex] = std::max(traffic_.vertex_seconds[s.vertex], seconds);

@@ -42,17 +42,23 @@ using BoxedBlocks = std::vector<std::pair<Box, Tensor<Scalar, MemorySpace>>>;
 template <class MemorySpace>
 using AnyBoxedBlocks = std::variant<BoxedBlocks<float, MemorySpace>, BoxedBlocks<double, MemorySpace>>;
 
-// Fills `blocks` (allocated, of the input's dtype) with the values of graph input `input` in their boxes,
-// read again from its source: a step of Schedule::reads_again (InputReads::again). Called on every rank in
-// the same order (with no blocks where a rank reads none), so it may be collective.
-template <class MemorySpace>
-using InputReader = std::function<void(VertexId input, const AnyBoxedBlocks<MemorySpace>& blocks)>;
+// How the engine calls an InputReader: on every rank in the same order, with no blocks where a rank reads
+// none (it may communicate), or on one rank alone between its kernel calls (it must not).
+enum class ReadCall { collective, local };
 
-// What one rank measured for one vertex: wall time of the whole vertex and of its kernels, and the floats
-// it sent to and received from other ranks (operand exchanges and the reduction of partials).
+// Fills `blocks` (allocated, of the input's dtype) with the values of graph input `input` in their boxes,
+// read from its source (InputReads::again): collectively for an operand read again (Schedule::reads_again),
+// locally for the blocks of a streamed input (Schedule::streamed).
+template <class MemorySpace>
+using InputReader = std::function<void(VertexId input, const AnyBoxedBlocks<MemorySpace>& blocks, ReadCall call)>;
+
+// What one rank measured for one vertex: wall time of the whole vertex, of its kernels and of its streamed
+// inputs' reads, and the floats it sent to and received from other ranks (operand exchanges and the
+// reduction of partials).
 struct VertexMeasure {
   double seconds = 0;
   double kernel_seconds = 0;
+  double read_seconds = 0;  // reading the blocks of streamed inputs between kernel calls (not in kernel_seconds)
   Extent floats_sent = 0;
   Extent floats_received = 0;
 };
@@ -179,6 +185,8 @@ class StepRunner {
 
   EngineResult<Memory> run(const RankSteps& steps) {
     const auto start = std::chrono::steady_clock::now();
+    for (VertexId v = 0; v < graph_.size(); ++v)  // a streamed input's blocks are read by its kernel calls
+      if (schedule_.streamed(v)) result_.values[v].reset();
     sample([](BlockCensus&) {});
     for (VertexId v : steps.unread_inputs) result_.values[v].reset();
     for (const VertexSteps& s : steps.vertices) {
@@ -205,6 +213,8 @@ class StepRunner {
   using Operands = std::vector<std::optional<D<S>>>;
   template <class S>
   using Partials = std::map<Extent, Block<S>>;
+  template <class S>
+  using Streamed = std::vector<std::map<Extent, Block<S>>>;  // per operand, its streamed blocks held
 
   // Samples the bytes of every distinct block held: the values, and what `extra` adds to the census.
   template <class Extra>
@@ -216,12 +226,16 @@ class StepRunner {
     peak_ = std::max(peak_, census.bytes());
   }
   template <class S>
-  static auto with(const Operands<S>& operands, const Partials<S>* partials = nullptr) {
-    return [&operands, partials](BlockCensus& c) {
+  static auto with(const Operands<S>& operands, const Partials<S>* partials = nullptr,
+                   const Streamed<S>* streamed = nullptr) {
+    return [&operands, partials, streamed](BlockCensus& c) {
       for (const auto& d : operands)
         if (d) c.add(d->local());
       if (partials)
         for (const auto& [g, p] : *partials) c.add(p);
+      if (streamed)
+        for (const auto& blocks : *streamed)
+          for (const auto& [b, block] : blocks) c.add(block);
     };
   }
 
@@ -252,9 +266,10 @@ class StepRunner {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
       for (const OperandSteps& op : s.operands) {
         if (op.source != OperandSource::exchange && op.source != OperandSource::read) continue;
-        if (op.source == OperandSource::read && !read_)
+        if ((op.source == OperandSource::read || op.source == OperandSource::stream) && !read_)
           throw Error("vertex '" + vertex.name + "' reads input '" + graph_.vertex(op.producer).name +
-                      "' again from its source, and the engine was given no input reader");
+                      "' from its source, and the engine was given no input reader");
+        if (op.source == OperandSource::stream) continue;
         const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
         operands[op.operand].emplace(comm_, vs.operand_layout(op.operand), operand_blocks<S>(vertex, vs, op, from));
         if (op.source == OperandSource::exchange)
@@ -263,6 +278,7 @@ class StepRunner {
       sample(with<S>(operands));
     });
     for (const OperandSteps& op : s.operands) {
+      if (op.source == OperandSource::stream) continue;
       const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
       if (op.source == OperandSource::read) {
         read_again<S>(vertex, vs, op, *operands[op.operand]);
@@ -291,8 +307,26 @@ class StepRunner {
     BoxedBlocks<S, Memory> fresh;
     for (Extent b : op.new_blocks) fresh.emplace_back(grid.box(grid.key(b)), operand.block(grid.key(b)));
     PhaseRegion region(vertex.name, "read");
-    read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)));
+    read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::collective);
     result_.traffic.floats_read += op.floats_read;
+  }
+
+  // The streamed blocks a kernel call reads first, taken and filled by the reader, per operand.
+  template <class S>
+  void read_streamed(const Vertex& vertex, const VertexSteps& s, const KernelCall& call, Streamed<S>& streamed) {
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    for (const OperandSteps& op : s.operands) {
+      BoxedBlocks<S, Memory> fresh;
+      const BlockGrid& grid = vs.operand_layout(op.operand).grid();
+      for (const auto& [k, b] : call.reads) {
+        if (k != op.operand) continue;
+        const Box box = grid.box(grid.key(b));
+        fresh.emplace_back(
+            box,
+            streamed[k].emplace(b, Block<S>::uninitialized(vertex.name + "/streamed", box.extents())).first->second);
+      }
+      if (!fresh.empty()) read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::local);
+    }
   }
 
   // The blocks of an exchanged operand on this rank: new ones, and those it shares with the producer.
@@ -332,32 +366,44 @@ class StepRunner {
     const EinSum& e = vertex.resolved->einsum();
     const BlockGrid& out = vs.output_layout().grid();
     const auto kernels_start = std::chrono::steady_clock::now();
+    double read_seconds = 0;
     {
       PhaseRegion region(vertex.name, "kernels");
+      Streamed<S> streamed(operands.size());
       redistribute::collectively(comm_, [&] {
         inject(options_.failure, comm_.rank(), vertex.name, Phase::kernels);
         for (const KernelCall& call : s.kernels) {
+          if (!call.reads.empty()) {
+            const auto read_start = std::chrono::steady_clock::now();
+            read_streamed<S>(vertex, s, call, streamed);
+            read_seconds += seconds_since(read_start);
+          }
           auto block = [&](std::size_t k) {
-            return operands[k]->block(vs.operand_layout(k).grid().key(vs.operand_block(k, call.tuple)));
+            const Extent b = vs.operand_block(k, call.tuple);
+            const auto held = streamed[k].find(b);
+            return held != streamed[k].end() ? held->second : operands[k]->block(vs.operand_layout(k).grid().key(b));
           };
           const Block<S> x = block(0);
           std::optional<Block<S>> y;
           if (operands.size() > 1) y = block(1);
-          if (!call.accumulate) {
+          if (!call.accumulate)
             partials.emplace(call.output_block,
                              s.in_place ? x
                                         : Block<S>::uninitialized(vertex.name + "/partial",
                                                                   out.box(out.key(call.output_block)).extents()));
-            sample(with<S>(operands, &partials));
-          }
+          if (!call.accumulate || !call.reads.empty()) sample(with<S>(operands, &partials, &streamed));
           const ResolvedEinSum resolved = y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()});
           kernels::einsum(exec_, resolved, x, y, partials.at(call.output_block), call.accumulate);
+          if (call.releases.empty()) continue;
+          compat::fence(exec_, "einrel::engine: streamed blocks of " + vertex.name + " read");  // before reuse
+          for (const auto& [k, b] : call.releases) streamed[k].erase(b);
         }
         compat::fence(exec_, "einrel::engine: kernels of " + vertex.name);
       });
       operands.clear();
     }
-    result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start);
+    result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start) - read_seconds;
+    result_.vertices[s.vertex].read_seconds = read_seconds;
   }
 
   // (3) Partials to the owners of their output blocks, ⊕-combined in rank order, unless the reduction is
@@ -409,8 +455,8 @@ class StepRunner {
   std::size_t peak_ = 0;
 };
 
-// Throws Error (on every rank) unless the schedule is for comm's ranks and every input holds blocks of its
-// dtype in the schedule's layout.
+// Throws Error (on every rank) unless the schedule is for comm's ranks and every input that is not streamed
+// holds blocks of its dtype in the schedule's layout.
 template <class MemorySpace>
 void check_engine_inputs(const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
                          const std::vector<std::optional<AnyDistributed<MemorySpace>>>& values) {
@@ -423,7 +469,7 @@ void check_engine_inputs(const redistribute::Communicator& comm, const Graph& gr
                   std::to_string(graph.size()) + " vertices");
     for (VertexId v = 0; v < graph.size(); ++v) {
       const Vertex& vertex = graph.vertex(v);
-      if (!vertex.is_input()) continue;
+      if (!vertex.is_input() || schedule.streamed(v)) continue;  // a streamed input is read during the run
       const bool fits = values[v] && std::visit(
                                          [&](const auto& d) {
                                            using S = typename std::decay_t<decltype(d)>::block_type::scalar_type;
@@ -441,8 +487,9 @@ void check_engine_inputs(const redistribute::Communicator& comm, const Graph& gr
 
 // Collective over comm: evaluates `graph` on the ranks of comm as `schedule` (planned for comm's size)
 // says (docs/engine.md), by running this rank's `steps` (rank_steps(graph, schedule, rank)). `inputs` holds,
-// for every input vertex, this rank's blocks in schedule.layout(input) (other entries empty); `read` fills
-// the operands the schedule reads again from an input's source (needed only if it has any). Per EinSum
+// for every input vertex that is not streamed, this rank's blocks in schedule.layout(input) (other entries
+// empty or ignored); `read` fills the operands the schedule reads again from an input's source and the
+// blocks of streamed inputs (needed only if it has any). Per EinSum
 // vertex: (1) each operand is placed at the sites of its join tuples (exchanged, moved by collectives, or
 // shared with its producer where a block stays), and producers are released after their last reader; (2)
 // every kernel call runs, accumulating into one partial block per output block (in place: the first

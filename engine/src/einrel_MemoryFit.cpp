@@ -61,6 +61,10 @@ class PlanCosting {
                                             make(p, "eindecomp", partition::CostModel::paper)};
     for (const std::string& name : partition::planners_for(graph_))
       if (name != "eindecomp") candidates.push_back(make(p, name, options_.cost_model));
+    if (streams_inputs())
+      for (Extent finer : {2 * p, 4 * p})
+        for (partition::CostModel model : {options_.cost_model, partition::CostModel::paper})
+          candidates.push_back(make(finer, "eindecomp", model));
     std::vector<double> value, peak;
     std::vector<Traffic> dries;
     std::vector<std::size_t> dry_of;  // per candidate, its dry run in `dries`
@@ -88,11 +92,34 @@ class PlanCosting {
     for (std::size_t c = 0; c < candidates.size(); ++c)
       if (!better(least, value[c]) && (best == candidates.size() || better(peak[c], peak[best]))) best = c;
     partition::Plan chosen = std::move(candidates[best]);
-    chosen.proposed_by = best == 1 ? "eindecomp (paper model)" : chosen.planner;
+    chosen.proposed_by = chosen.planner;
+    if (chosen.planner == "eindecomp" && chosen.cost_model == partition::CostModel::paper)
+      chosen.proposed_by = "eindecomp (paper model)";
+    if (chosen.procs != p) chosen.proposed_by += " at p = " + std::to_string(chosen.procs);
     chosen.planner = "eindecomp";
     chosen.cost_model = options_.cost_model;
     chosen.partitions_considered = considered;
     return {std::move(chosen), options_.transitions, std::move(dries[dry_of[best]])};
+  }
+
+  // Whether EinDecomp also weighs finer partitions (p = 2R and 4R, when p is not given): on more than one rank,
+  // where some graph input could be streamed (Schedule::streamed: InputReads::again, one reading edge, no
+  // output). A rank then holds a share of such an input's blocks at a time instead of all it reads; with calls
+  // that stay compute-bound the estimate is the same and the tie goes to the smaller peak. On one rank the
+  // plan stays one block per vertex, each vertex one kernel call on whole operands (a memory limit still
+  // finds finer plans).
+  bool streams_inputs() const {
+    if (ranks_ < 2 || options_.procs || options_.input_reads != InputReads::again) return false;
+    std::vector<int> reads(graph_.size(), 0);
+    for (const Vertex& v : graph_.vertices())
+      for (VertexId in : v.inputs) ++reads[in];
+    const std::vector<VertexId>& outputs = graph_.outputs();
+    for (VertexId v = 0; v < graph_.size(); ++v)
+      if (graph_.vertex(v).is_input() && reads[v] == 1 &&
+          std::find(outputs.begin(), outputs.end(), v) == outputs.end() &&
+          std::none_of(carried_.begin(), carried_.end(), [v](const auto& pair) { return pair.first == v; }))
+        return true;
+    return false;
   }
 
   // The requested plan under the options' transitions, with its dry run.

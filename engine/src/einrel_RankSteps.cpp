@@ -2,6 +2,8 @@
 #include <einrel_Error.hpp>
 #include <einrel_RankSteps.hpp>
 
+#include <map>
+
 namespace einrel::engine {
 namespace {
 
@@ -16,6 +18,10 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
   if (const auto same = schedule.shared_operand(v, k)) {
     op.source = OperandSource::same_as;
     op.same_as = *same;
+    return op;
+  }
+  if (schedule.streamed(op.producer)) {
+    op.source = OperandSource::stream;
     return op;
   }
   const BlockLayout &from = schedule.layout(op.producer), &to = vs.operand_layout(k);
@@ -50,14 +56,32 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
   return op;
 }
 
+// Each streamed operand block read before the first of this rank's calls that reads it and released after
+// the last.
+void stream_steps(const VertexSchedule& vs, VertexSteps& steps) {
+  for (const OperandSteps& op : steps.operands) {
+    if (op.source != OperandSource::stream) continue;
+    std::map<Extent, std::size_t> last;  // block -> its last call
+    for (std::size_t c = 0; c < steps.kernels.size(); ++c) {
+      const Extent b = vs.operand_block(op.operand, steps.kernels[c].tuple);
+      if (last.emplace(b, c).second)
+        steps.kernels[c].reads.emplace_back(op.operand, b);
+      else
+        last[b] = c;
+    }
+    for (const auto& [b, c] : last) steps.kernels[c].releases.emplace_back(op.operand, b);
+  }
+}
+
 // The kernel calls and reduction messages of EinSum vertex v on `rank`.
 void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, VertexSteps& steps) {
   const VertexSchedule& vs = schedule.vertex(v);
   const auto [first, last] = vs.tuples_of(rank);
   for (Extent t = first; t < last; ++t) {
     const Extent g = vs.output_block(t);
-    steps.kernels.push_back({t, g, t > first && steps.kernels.back().output_block == g});
+    steps.kernels.push_back({t, g, t > first && steps.kernels.back().output_block == g, {}, {}});
   }
+  stream_steps(vs, steps);
   if (steps.deferred) return;
   for (Extent g : vs.output_layout().blocks_of(rank)) {
     const std::vector<int> ranks = vs.contributors(g);
@@ -79,7 +103,8 @@ RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank) {
   steps.rank = rank;
   Lifetimes lifetimes(schedule);
   for (VertexId v = 0; v < graph.size(); ++v)
-    if (graph.vertex(v).is_input()) steps.inputs.emplace_back(v, schedule.layout(v).blocks_of(rank));
+    if (graph.vertex(v).is_input())
+      steps.inputs.emplace_back(v, schedule.streamed(v) ? std::vector<Extent>{} : schedule.layout(v).blocks_of(rank));
   steps.unread_inputs = lifetimes.unread_inputs(graph);
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);

@@ -23,6 +23,7 @@ enum class OperandSource {
   collectives,  // the schedule's synthesized collectives (Schedule::transition)
   same_as,      // the blocks of an earlier operand with the same producer and layout (Schedule::shared_operand)
   read,         // a graph input read again from its source into the operand's layout (Schedule::reads_again)
+  stream,       // a streamed graph input: its blocks read and released around the kernel calls (Schedule::streamed)
 };
 
 // One operand's blocks on this rank (block ids of VertexSchedule::operand_layout(k)).
@@ -39,12 +40,18 @@ struct OperandSteps {
   Extent floats_read = 0;                       // read again from the input's source (OperandSource::read)
 };
 
+// A block of a streamed operand (OperandSource::stream): (operand, block id of its operand_layout).
+using StreamedBlock = std::pair<std::size_t, Extent>;
+
 // One join tuple's kernel call: it starts the partial block of its output block, or accumulates into it
-// (a rank's tuples of one output block are consecutive).
+// (a rank's tuples of one output block are consecutive). Blocks of streamed operands are read from their
+// source just before the first call on this rank that reads them, and released after the last.
 struct KernelCall {
   Extent tuple = 0;
   Extent output_block = 0;
   bool accumulate = false;
+  std::vector<StreamedBlock> reads;     // before the call
+  std::vector<StreamedBlock> releases;  // after it
 };
 
 // A partial result block travelling between this rank and `peer` in a vertex's reduction.
@@ -69,9 +76,10 @@ struct VertexSteps {
 
 struct RankSteps {
   int rank = 0;
-  std::vector<std::pair<VertexId, std::vector<Extent>>> inputs;  // this rank's blocks of every input
-  std::vector<VertexId> unread_inputs;                           // released before the first vertex
-  std::vector<VertexSteps> vertices;                             // the EinSum vertices in graph order
+  // This rank's blocks of every input, loaded before the run (none for a streamed input).
+  std::vector<std::pair<VertexId, std::vector<Extent>>> inputs;
+  std::vector<VertexId> unread_inputs;  // released before the first vertex
+  std::vector<VertexSteps> vertices;    // the EinSum vertices in graph order
 };
 
 // Throws Error for a rank outside the schedule's.

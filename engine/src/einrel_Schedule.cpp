@@ -243,6 +243,13 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     carried_[w] = true;
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
+  streamed_.assign(graph.size(), false);
+  for (VertexId v = 0; v < graph.size(); ++v)
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k) {
+      const VertexId in = graph.vertex(v).inputs[k];
+      streamed_[in] =
+          reads_ == InputReads::again && graph.vertex(in).is_input() && uses_[in] == 1 && !kept_[in] && !carried_[in];
+    }
   choose_transitions(graph, model);
   std::vector<VertexId> last_reader(graph.size(), 0);
   for (VertexId v = 0; v < graph.size(); ++v)
@@ -350,7 +357,7 @@ class Schedule::TransitionPass {
     s_.reads_again_[v].assign(vertex.inputs.size(), false);
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];
-      if (s_.shared_[v][k]) {
+      if (s_.shared_[v][k] || s_.streamed_[in]) {
         s_.transitions_[v].emplace_back();
       } else if (to_reader_[in]) {
         s_.transitions_[v].push_back(*to_reader_[in]);
@@ -432,7 +439,7 @@ const Transition& Schedule::transition(VertexId v, std::size_t k) const {
   const std::optional<Transition>& t = transitions_.at(v).at(k);
   if (!t)
     throw Error("operand " + std::to_string(k) + " of vertex " + std::to_string(v) +
-                " shares the blocks of an earlier one");
+                " moves nothing: it shares an earlier operand's blocks, or is read from its source");
   return *t;
 }
 

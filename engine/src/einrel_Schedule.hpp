@@ -121,14 +121,20 @@ class Schedule {
   // from the input's source into operand_layout(k) (InputReads::again): it moves nothing, and costs each
   // rank the floats it reads, at the model's file rate. Carried inputs are always moved.
   bool reads_again(VertexId v, std::size_t k) const { return reads_again_[v][k]; }
+  // Whether graph input v is streamed: read from its source by its one reader's kernel calls, each block of
+  // its operand layout just before the first call on a rank that reads it and released after the last, so a
+  // rank holds the input only while its calls need it (docs/engine.md "Streamed inputs"). Holds with
+  // InputReads::again for an input read by one operand edge that is no graph output and not carried; nothing
+  // is loaded for it before the run, and it moves nothing.
+  bool streamed(VertexId v) const { return streamed_[v]; }
   const MachineModel& model() const { return model_; }
   // The model's time for EinSum vertex v's communication, each part's busiest rank: its operands'
   // transitions and reads, and the reduction of its partial results unless deferred (a deferred one is in
   // its reader's transition).
   double communication_seconds(VertexId v) const { return communication_seconds_[v]; }
   // How operand k of EinSum vertex v moves from layout(producer) to operand_layout(k): point-to-point or
-  // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand or one read
-  // again.
+  // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand, one read
+  // again, or a streamed input.
   const Transition& transition(VertexId v, std::size_t k) const;
   // Whether EinSum vertex v leaves its partial results unreduced (einsum-sharding-rules.txt's Partial): its
   // aggregated labels are partitioned, it is no graph output and has one reader, and that reader's
@@ -163,7 +169,7 @@ class Schedule {
   InputReads reads_;
   MachineModel model_;
   std::vector<double> communication_seconds_;
-  std::vector<bool> kept_, in_place_, deferred_, carried_;
+  std::vector<bool> kept_, in_place_, deferred_, carried_, streamed_;
   std::vector<std::vector<bool>> reads_again_;
   std::vector<std::vector<std::optional<Transition>>> transitions_;
   std::vector<std::vector<std::optional<std::size_t>>> shared_;

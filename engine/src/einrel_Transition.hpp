@@ -24,8 +24,11 @@ struct MachineModel {
   double latency_seconds = 2e-6;
   double seconds_per_byte = 1e-10;         // 10 GB/s
   double file_seconds_per_byte = 2.5e-10;  // 4 GB/s
-  double flops_per_second = 4e10;          // a core's dgemm, less the blocks' overheads
+  double flops_per_second = 4e10;          // a core's dgemm on large blocks
   double memory_bytes_per_second = 1e10;   // a core's streaming rate
+  // A contraction call whose smallest GEMM dimension (rows, columns or inner extent) is d runs at
+  // flops_per_second · d / (d + this): its packing and edge work, amortized over larger blocks.
+  double gemm_half_rate_dimension = 64;
 };
 
 // Which ways the engine may use: `automatic` takes the cheaper by the model; the others force one where it

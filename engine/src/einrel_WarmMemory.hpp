@@ -142,17 +142,22 @@ class WarmWalk {
     }
   }
 
-  // Each call's partial (new, or the first operand's block in place) and its temporaries, taken while the
-  // call's partial is and given back after it, as execute does for every call (the pool may hand a freed
-  // temporary to the next call's partial, which then needs a temporary of its own); their sizes are
-  // computed once per kind of call. The vendor GEMM's workspace is touched on its largest call.
+  // Each call's streamed blocks (given back after their last call) and partial (new, or the first operand's
+  // block in place) and its temporaries, taken while the call's partial is and given back after it, as
+  // execute does for every call (the pool may hand a freed temporary to the next call's partial, which then
+  // needs a temporary of its own); their sizes are computed once per kind of call. The vendor GEMM's workspace is
+  // touched on its largest call.
   template <class S>
-  void kernel_calls(const VertexSteps& s, const std::vector<Blocks>& operands, std::map<Extent, Block<S>>& partials) {
+  void kernel_calls(const VertexSteps& s, std::vector<Blocks>& operands, std::map<Extent, Block<S>>& partials) {
     const Vertex& vertex = graph_.vertex(s.vertex);
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const BlockGrid& out = vs.output_layout().grid();
     std::map<std::pair<std::vector<Bound>, bool>, std::vector<Extent>> calls;
     for (const KernelCall& call : s.kernels) {
+      for (const auto& [k, b] : call.reads) {
+        const BlockGrid& grid = vs.operand_layout(k).grid();
+        operands[k].emplace(b, take<S>(grid.box(grid.key(b)).extents()));
+      }
       const Extent g = call.output_block;
       if (!call.accumulate)
         partials.emplace(g, s.in_place ? std::get<Block<S>>(operands[0].at(vs.operand_block(0, call.tuple)))
@@ -168,15 +173,17 @@ class WarmWalk {
       std::vector<Block<S>> scratch;
       for (Extent n : kind->second) scratch.push_back(take<S>({n}));
       const auto warm = vendor_gemm_.find(vertex.dtype);
-      if (warm == vendor_gemm_.end() || warm->second.vertex != s.vertex || warm->second.bounds != bounds) continue;
-      auto data = [&](std::size_t k) -> const S* {  // operand k's block of this call
-        const auto found = operands[k].find(vs.operand_block(k, call.tuple));
-        return found == operands[k].end() ? nullptr : std::get<Block<S>>(found->second).view().data();
-      };
-      const kernels::GemmCall& gemm = warm->second.gemm;
-      if (const S* a = data(gemm.swapped), *b = data(!gemm.swapped); a && b)
-        kernels::warm_vendor_gemm<ExecutionSpace, S, Memory>(exec_, gemm, a, b, partials.at(g).view().data());
-      vendor_gemm_.erase(warm);
+      if (warm != vendor_gemm_.end() && warm->second.vertex == s.vertex && warm->second.bounds == bounds) {
+        auto data = [&](std::size_t k) -> const S* {  // operand k's block of this call
+          const auto found = operands[k].find(vs.operand_block(k, call.tuple));
+          return found == operands[k].end() ? nullptr : std::get<Block<S>>(found->second).view().data();
+        };
+        const kernels::GemmCall& gemm = warm->second.gemm;
+        if (const S* a = data(gemm.swapped), *b = data(!gemm.swapped); a && b)
+          kernels::warm_vendor_gemm<ExecutionSpace, S, Memory>(exec_, gemm, a, b, partials.at(g).view().data());
+        vendor_gemm_.erase(warm);
+      }
+      for (const auto& [k, b] : call.releases) operands[k].erase(b);
     }
   }
 

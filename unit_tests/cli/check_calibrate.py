@@ -44,6 +44,9 @@ def main():
         ok = ok and (x > 1e6 if rate.endswith("per_second") else True)
         if not ok:
             failures.append(f"{rate} = {x} is not a plausible rate")
+    half = machine.get("gemm_half_rate_dimension")  # the dimension where a call runs at half the rate
+    if not (isinstance(half, (int, float)) and 0 <= half <= 4 * 768):
+        failures.append(f"gemm_half_rate_dimension = {half} is not plausible")
     if machine.get("num_ranks") != 2:
         failures.append(f"num_ranks {machine.get('num_ranks')}, expected 2")
 
@@ -54,6 +57,20 @@ def main():
     print(f"estimated seconds: calibrated {base}, flops / 10 {slower}")
     if base is None or slower is None or not slower >= 5 * base:
         failures.append(f"a 10x slower flop rate estimates {slower} s against {base} s")
+
+    # Small contraction calls cost more as d0 grows: the 384-cube product cut in 8 (p = 8, calls of 96 x 192
+    # x 192 at most) against one call per rank (p = 2).
+    def finer(machine_file):
+        p = run([args.einrel, "plan", "g.ein", "--procs", "8", "--ranks", "2", "--format", "json", "--machine",
+                 machine_file], d)
+        return json.loads(p.stdout)["estimated_seconds"] if p.returncode == 0 else None
+    for d0, name in ((0, "flat.json"), (256, "steep.json")):
+        with open(os.path.join(d, name), "w") as f:
+            json.dump(dict(machine, gemm_half_rate_dimension=d0), f)
+    flat, steep = finer("flat.json"), finer("steep.json")
+    print(f"estimated seconds at p = 8: d0 = 0 {flat}, d0 = 256 {steep}")
+    if flat is None or steep is None or not steep > 1.5 * flat:
+        failures.append(f"d0 = 256 estimates {steep} s for small calls against {flat} s with d0 = 0")
 
     for name, text, expected in (
             ("unknown", '{"latency_seconds": 1e-6, "bandwidth": 3}', "unknown rate 'bandwidth'"),

@@ -74,16 +74,30 @@ Block filled(const std::string& label, const Bound& bound, double value) {
   return b;
 }
 
-void measure_kernels(const Communicator& comm, int reps, engine::MachineModel& machine) {
-  const Extent n = 768;
+// The slowest rank's median flop rate of einrel's kernel on `calls` n-cube f64 products.
+double cube_rate(const Communicator& comm, int reps, Extent n, int calls) {
   const Block a = filled("calibrate/a", {n, n}, 0.5), b = filled("calibrate/b", {n, n}, 0.25);
   const Block c = filled("calibrate/c", {n, n}, 0.0);
   const EinSum product = EinSum::parse("ij,jk->ik", 2);
-  const double gemm = slowest_median(comm, reps, [&] {
-    kernels::einsum(Exec{}, product, a, std::optional<Block>(b), c);
+  const double seconds = slowest_median(comm, reps, [&] {
+    for (int call = 0; call < calls; ++call) kernels::einsum(Exec{}, product, a, std::optional<Block>(b), c);
     compat::fence(Exec{}, "einrel calibrate: product");
   });
-  machine.flops_per_second = 2.0 * static_cast<double>(n * n * n) / gemm;
+  return 2.0 * static_cast<double>(n * n * n) * calls / seconds;
+}
+
+void measure_kernels(const Communicator& comm, int reps, engine::MachineModel& machine) {
+  // Two cube sizes give the rate on large blocks F and the dimension d0 at which a call runs at half of it,
+  // from rate(n) = F n / (n + d0).
+  constexpr double large = 768, small = 192;
+  const double large_rate = cube_rate(comm, reps, Extent(large), 1),
+               small_rate = cube_rate(comm, reps, Extent(small), 32);
+  const double q = large_rate / small_rate, ratio = large / small;
+  // (beyond 4·large: small calls are slower than the model can say)
+  machine.gemm_half_rate_dimension = q <= 1       ? 0
+                                     : q >= ratio ? 4 * large
+                                                  : std::min(large * (q - 1) / (ratio - q), 4 * large);
+  machine.flops_per_second = large_rate * (large + machine.gemm_half_rate_dimension) / large;
 
   const Extent m = Extent{1} << 22;
   const Block x = filled("calibrate/x", {m}, 1.0), y = filled("calibrate/y", {m}, 2.0),
@@ -163,7 +177,8 @@ void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream
       << " GB/s (ping-pong between rank pairs)\n";
   else
     s << "  one rank: MPI latency and bandwidth keep their defaults (run under mpiexec with 2 or more ranks)\n";
-  s << "  kernels " << machine.flops_per_second * 1e-9 << " GFLOP/s (768-cube f64 product), memory "
+  s << "  kernels " << machine.flops_per_second * 1e-9 << " GFLOP/s on large blocks, half of it at a smallest GEMM "
+    << "dimension of " << machine.gemm_half_rate_dimension << " (768- and 192-cube f64 products), memory "
     << machine.memory_bytes_per_second * 1e-9 << " GB/s (element-wise sum)\n"
     << "  HDF5 read " << 1e-9 / machine.file_seconds_per_byte << " GB/s per rank\n";
   if (options.output)

@@ -31,7 +31,7 @@ std::string parts_list(const std::vector<Extent>& parts) {
 }
 
 std::string headline(const Plan& plan) {
-  return plan.planner + (plan.proposed_by != plan.planner ? " (" + plan.proposed_by + "'s partitions)" : "") +
+  return plan.planner + (plan.proposed_by != plan.planner ? " (proposed by " + plan.proposed_by + ")" : "") +
          " plan for p = " + std::to_string(plan.procs) + ": predicted cost " + short_number(plan.total_cost) +
          " floats (" + partition::cost_model_name(plan.cost_model) + " cost model), estimated " +
          short_number(plan.estimated_seconds) + " s";

@@ -54,7 +54,7 @@ InputLoader::InputLoader(const Communicator& comm, const Graph& graph, const Sou
 }
 
 template <class S>
-void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks) {
+void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks, engine::ReadCall call) {
   const Vertex& vertex = graph_.vertex(v);
   if (options_.random_seed) {
     for (const auto& [box, block] : blocks)
@@ -68,11 +68,14 @@ void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks)
     hosts.push_back(host_view(block));
     boxes.push_back({box, hosts.back().data()});
   }
-  files_.read(sources_.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+  if (call == engine::ReadCall::collective)
+    files_.read(sources_.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+  else
+    files_.read_local(sources_.at(vertex.name), vertex.dtype, boxes);
   for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(blocks[i].second.view(), hosts[i]);
 }
-template void InputLoader::fill(VertexId, const engine::BoxedBlocks<float, Memory>&);
-template void InputLoader::fill(VertexId, const engine::BoxedBlocks<double, Memory>&);
+template void InputLoader::fill(VertexId, const engine::BoxedBlocks<float, Memory>&, engine::ReadCall);
+template void InputLoader::fill(VertexId, const engine::BoxedBlocks<double, Memory>&, engine::ReadCall);
 
 namespace {
 
@@ -94,11 +97,15 @@ Values InputLoader::load(const Session& session) {
     if (!vertex.is_input()) continue;
     collectively(comm,
                  [&] { engine::inject(session.options().failure, comm.rank(), vertex.name, engine::Phase::read); });
+    if (session.schedule().streamed(v)) {  // read during the run; its source checked now
+      if (!options_.random_seed) files_.open(sources_.at(vertex.name), vertex.dtype, vertex.bound);
+      continue;
+    }
     dispatch_dtype(vertex.dtype, [&](auto scalar) {
       using S = decltype(scalar);
       std::optional<Distributed<S>> d;
       collectively(comm, [&] { d = Distributed<S>::allocate(vertex.name, comm, session.schedule().layout(v)); });
-      fill<S>(v, boxed_blocks(*d));
+      fill<S>(v, boxed_blocks(*d), engine::ReadCall::collective);
       values[v] = std::move(*d);
     });
   }
@@ -106,8 +113,8 @@ Values InputLoader::load(const Session& session) {
 }
 
 engine::InputReader<Memory> InputLoader::reader() {
-  return [this](VertexId v, const engine::AnyBoxedBlocks<Memory>& blocks) {
-    std::visit([&](const auto& b) { fill(v, b); }, blocks);
+  return [this](VertexId v, const engine::AnyBoxedBlocks<Memory>& blocks, engine::ReadCall call) {
+    std::visit([&](const auto& b) { fill(v, b, call); }, blocks);
   };
 }
 

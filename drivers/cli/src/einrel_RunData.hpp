@@ -48,20 +48,22 @@ using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>
 
 // Reads the inputs' values from `sources`, or makes counter-based random values with options.random_seed
 // (the same values whatever the layout): every input into its schedule layout before a run, an input again
-// into another layout during one (engine::InputReads::again), or whole tensors for --check.
+// into another layout or a streamed input's blocks during one (engine::InputReads::again), or whole tensors
+// for --check.
 class InputLoader {
  public:
   InputLoader(const redistribute::Communicator& comm, const Graph& graph, const Sources& sources,
               const RunOptions& options);
 
-  // Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty).
+  // Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty),
+  // but for streamed inputs (engine::Schedule::streamed), whose sources are opened and checked only.
   Values load(const Session& session);
-  // The engine's reader of inputs read again (it refers to this loader).
+  // The engine's reader of inputs read again or streamed (it refers to this loader).
   engine::InputReader<Memory> reader();
-  // Collective: fills `blocks` (this rank's, each with its box in the tensor; none on some ranks) with
-  // input v's values.
+  // Fills `blocks` (this rank's, each with its box in the tensor) with input v's values: collectively
+  // (none on some ranks), or locally on this rank from a source opened before (engine::ReadCall).
   template <class Scalar>
-  void fill(VertexId v, const engine::BoxedBlocks<Scalar, Memory>& blocks);
+  void fill(VertexId v, const engine::BoxedBlocks<Scalar, Memory>& blocks, engine::ReadCall call);
 
  private:
   const Graph& graph_;

@@ -50,19 +50,40 @@ Handle file_selection(hid_t dataset, const Box& box) {
   return space;
 }
 
-// Collective over comm: transfer(mem_space, file_space, i) for each of this rank's boxes (the memory
-// holds box i's elements in C order; one dimension suffices, the file selection gives the shape), then
-// agreement on the first failure, so that every rank throws `failure` when any transfer failed.
-void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<const Box*>& boxes,
-                    const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer, const std::string& failure) {
-  std::optional<std::string> failed;
-  for (std::size_t i = 0; i < boxes.size() && !failed; ++i) {
+// Local: transfer(mem_space, file_space, i) for each of this rank's boxes (the memory holds box i's
+// elements in C order; one dimension suffices, the file selection gives the shape), up to the first failure.
+bool transfer_local_boxes(hid_t dataset, const std::vector<const Box*>& boxes,
+                          const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer) {
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
     const Handle file_space = file_selection(dataset, *boxes[i]);
     const hsize_t n = static_cast<hsize_t>(boxes[i]->size());
     const Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), i) < 0) failed = failure;
+    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), i) < 0) return false;
   }
+  return true;
+}
+
+// Collective over comm: transfer_local_boxes, then agreement on the first failure, so that every rank throws
+// `failure` when any transfer failed.
+void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<const Box*>& boxes,
+                    const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer, const std::string& failure) {
+  std::optional<std::string> failed;
+  if (!transfer_local_boxes(dataset, boxes, transfer)) failed = failure;
   redistribute::agree_on_failure(comm, failed);
+}
+
+// The boxes' host memory read from `dataset` as `dtype`, through `dxpl`.
+std::function<herr_t(hid_t, hid_t, std::size_t)> box_reader(hid_t dataset, Dtype dtype, hid_t dxpl,
+                                                            const std::vector<HostBox>& boxes) {
+  return [=, &boxes](hid_t mem, hid_t file_space, std::size_t i) {
+    return H5Dread(dataset, detail::native_type(dtype), mem, file_space, dxpl, boxes[i].data);
+  };
+}
+
+std::vector<const Box*> boxes_of(const std::vector<HostBox>& boxes) {
+  std::vector<const Box*> selected;
+  for (const HostBox& b : boxes) selected.push_back(&b.box);
+  return selected;
 }
 
 }  // namespace
@@ -82,6 +103,8 @@ std::pair<std::string, DatasetSource> parse_binding(const std::string& text) {
 
 struct InputFiles::OpenFiles {
   std::map<std::string, Handle> by_path;
+  // Declared after the files: closed before them.
+  std::map<std::pair<std::string, std::string>, Handle> datasets;  // by (file, dataset)
 };
 
 InputFiles::InputFiles(Communicator comm) : comm_(std::move(comm)), open_(std::make_unique<OpenFiles>()) {
@@ -90,7 +113,8 @@ InputFiles::InputFiles(Communicator comm) : comm_(std::move(comm)), open_(std::m
 
 InputFiles::~InputFiles() = default;
 
-void InputFiles::read(const DatasetSource& source, Dtype dtype, const Bound& bound, const std::vector<HostBox>& boxes) {
+void InputFiles::open(const DatasetSource& source, Dtype dtype, const Bound& bound) {
+  if (open_->datasets.count({source.file, source.dataset})) return;
   const std::string where = "input file '" + source.file + "'";
   auto known = open_->by_path.find(source.file);
   if (known == open_->by_path.end()) {
@@ -110,15 +134,28 @@ void InputFiles::read(const DatasetSource& source, Dtype dtype, const Bound& bou
   collectively(comm_, [&] {
     dataset.emplace(detail::open_checked_dataset(known->second.get(), where, source.dataset, dtype, bound));
   });
-  std::vector<const Box*> selected;
-  for (const HostBox& b : boxes) selected.push_back(&b.box);
+  open_->datasets.emplace(std::pair{source.file, source.dataset}, std::move(*dataset));
+}
+
+void InputFiles::read(const DatasetSource& source, Dtype dtype, const Bound& bound, const std::vector<HostBox>& boxes) {
+  open(source, dtype, bound);
+  const hid_t dataset = open_->datasets.at({source.file, source.dataset}).get();
   const Handle dxpl = independent_transfer();
   transfer_boxes(
-      comm_, dataset->get(), selected,
-      [&](hid_t mem, hid_t file_space, std::size_t i) {
-        return H5Dread(dataset->get(), detail::native_type(dtype), mem, file_space, dxpl.get(), boxes[i].data);
-      },
-      where + ": reading dataset '" + detail::display_name(source.dataset) + "' failed");
+      comm_, dataset, boxes_of(boxes), box_reader(dataset, dtype, dxpl.get(), boxes),
+      "input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) + "' failed");
+}
+
+void InputFiles::read_local(const DatasetSource& source, Dtype dtype, const std::vector<HostBox>& boxes) {
+  const auto known = open_->datasets.find({source.file, source.dataset});
+  if (known == open_->datasets.end())
+    throw Error("input file '" + source.file + "': dataset '" + detail::display_name(source.dataset) +
+                "' is read before it was opened");
+  const Handle dxpl = independent_transfer();
+  if (!transfer_local_boxes(known->second.get(), boxes_of(boxes),
+                            box_reader(known->second.get(), dtype, dxpl.get(), boxes)))
+    throw Error("input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) +
+                "' failed");
 }
 
 void write_boxes(const Communicator& comm, const std::string& path, const std::vector<DatasetBoxes>& datasets) {

@@ -52,8 +52,14 @@ class InputFiles {
 
   // Collective over the communicator: every rank reads its `boxes` (any number, possibly none) of
   // `source`, which must hold `dtype` elements of shape `bound`. Throws the same Error on every rank when
-  // any rank fails (a missing file or dataset, another type or shape, a failed read).
+  // any rank fails (a missing file or dataset, another type or shape, a failed read). The dataset stays
+  // open until this object is destroyed.
   void read(const DatasetSource& source, Dtype dtype, const Bound& bound, const std::vector<HostBox>& boxes);
+  // Collective: opens `source` as read() does (once), reading nothing.
+  void open(const DatasetSource& source, Dtype dtype, const Bound& bound);
+  // Local (no communication): this rank reads its `boxes` of `source`, opened before by open() or read().
+  // Throws Error on this rank alone when the read fails.
+  void read_local(const DatasetSource& source, Dtype dtype, const std::vector<HostBox>& boxes);
 
  private:
   struct OpenFiles;
