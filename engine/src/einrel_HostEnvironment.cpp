@@ -22,7 +22,31 @@ std::string level_name(int level) {
   }
 }
 
+bool kokkos_finalized_with_mpi = false;  // Kokkos 3.4 has no is_finalized
+
+int finalize_kokkos(MPI_Comm, int, void*, void*) {
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+  kokkos_finalized_with_mpi = true;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
+
+void start_kokkos_until_mpi_finalize() {
+  if (Kokkos::is_initialized()) return;
+  if (kokkos_finalized_with_mpi) throw Error("Kokkos was finalized with MPI: einrel cannot start it again");
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) throw Error("einrel needs MPI to be initialized by the host code");
+  char program[] = "einrel", quiet[] = "--kokkos-disable-warnings";  // the same arguments in Kokkos 3.4 and 4.x
+  char* argv[] = {program, quiet, nullptr};
+  int argc = 2;
+  Kokkos::initialize(argc, argv);
+  int keyval = MPI_KEYVAL_INVALID;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_kokkos, &keyval, nullptr) != MPI_SUCCESS ||
+      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr) != MPI_SUCCESS || MPI_Comm_free_keyval(&keyval) != MPI_SUCCESS)
+    throw Error("cannot register einrel's Kokkos finalization with MPI_Finalize");
+}
 
 int required_mpi_thread_level(bool threaded) {
   if (!threaded) return MPI_THREAD_SINGLE;

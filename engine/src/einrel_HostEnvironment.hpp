@@ -23,6 +23,12 @@ void check_host_environment(bool threaded);
 // node_local_rank % number of devices before Kokkos::initialize.
 int node_local_rank(MPI_Comm comm);
 
+// Local, for hosts that know nothing of Kokkos (the C and Fortran API, the ScaLAPACK layer): initializes Kokkos
+// (warnings off) unless it is initialized, and then registers its finalization with MPI_Finalize (the delete
+// callback of an attribute on MPI_COMM_SELF, which MPI_Finalize runs first). Needs MPI initialized; throws
+// Error when Kokkos was finalized that way already.
+void start_kokkos_until_mpi_finalize();
+
 }  // namespace einrel
 
 #endif

@@ -1,0 +1,40 @@
+#include <einrel_BlockCyclic.hpp>
+
+#include <algorithm>
+
+namespace einrel::scalapack {
+namespace {
+
+// The pieces of [start, start + count) of one dimension held by process `p` of `procs`, block size `b`, first
+// block on process `source`: (global start, length, local start) each.
+struct Run {
+  std::int64_t global, length, local;
+};
+std::vector<Run> runs(std::int64_t start, std::int64_t count, std::int64_t b, int p, int source, int procs) {
+  std::vector<Run> out;
+  for (std::int64_t block = start / b; block * b < start + count; ++block) {
+    if ((block + source) % procs != p) continue;
+    const std::int64_t lo = std::max(block * b, start), hi = std::min((block + 1) * b, start + count);
+    out.push_back({lo, hi - lo, (block / procs) * b + (lo - block * b)});  // ScaLAPACK's INDXG2L
+  }
+  return out;
+}
+
+}  // namespace
+
+bool read_descriptor(const int* desc, Descriptor& out) {
+  if (desc[0] != 1) return false;
+  out = {desc[1], desc[2], desc[3], desc[4], desc[5], desc[6], desc[7], desc[8]};
+  return out.m >= 0 && out.n >= 0 && out.mb > 0 && out.nb > 0 && out.rsrc >= 0 && out.csrc >= 0 && out.lld >= 1;
+}
+
+std::vector<LocalBlock> local_blocks(const Descriptor& d, std::int64_t i0, std::int64_t j0, std::int64_t m,
+                                     std::int64_t n, int prow, int pcol, int nprow, int npcol) {
+  std::vector<LocalBlock> blocks;
+  const std::vector<Run> rows = runs(i0, m, d.mb, prow, d.rsrc, nprow);
+  for (const Run& c : runs(j0, n, d.nb, pcol, d.csrc, npcol))
+    for (const Run& r : rows) blocks.push_back({r.global, c.global, r.length, c.length, r.local, c.local});
+  return blocks;
+}
+
+}  // namespace einrel::scalapack

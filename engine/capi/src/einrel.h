@@ -1,0 +1,75 @@
+/* einrel's C API (docs/c-fortran.md): a graph of einsums planned once on an MPI communicator and executed
+ * many times on pieces of the caller's own arrays, for C and (through the module `einrel`) Fortran codes.
+ *
+ * Every function returns an einrel_status; on failure einrel_last_error() gives a one-line message (until
+ * the calling thread's next failure). No exception or abort crosses this interface. Calls marked
+ * "collective" must be made by every rank of the program's communicator, in the same order; a failure of a
+ * collective call is reported with the same message on every rank.
+ *
+ * Tensors are C order: a box is [lo, hi) per dimension, zero-based, and a piece holds its box's elements in
+ * C order (the last index fastest). The caller owns MPI: it calls MPI_Init_thread with at least
+ * MPI_THREAD_FUNNELED before any einrel call and MPI_Finalize after freeing its programs. Pieces are host
+ * memory, and programs run on the host backend (Kokkos' default host execution space). einrel starts
+ * Kokkos on the first program when the caller has not, and finalizes what it started when MPI finalizes. */
+#ifndef EINREL_H
+#define EINREL_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum einrel_status {
+  EINREL_OK = 0,
+  EINREL_ERROR = 1,           /* the library's error: the message says what */
+  EINREL_INVALID_ARGUMENT = 2 /* a null handle or pointer, a negative count, an unknown dtype */
+} einrel_status;
+
+typedef enum einrel_dtype { EINREL_F32 = 0, EINREL_F64 = 1 } einrel_dtype;
+
+typedef struct einrel_graph_s* einrel_graph;     /* a parsed graph; local to the rank */
+typedef struct einrel_program_s* einrel_program; /* a graph planned on a communicator */
+
+/* The message of this thread's last failed call ("" if none). */
+const char* einrel_last_error(void);
+
+/* Local: parses a graph written in einrel's graph language (docs/graph-format.md); `name` names the text in
+ * messages (file:line:col). */
+einrel_status einrel_graph_parse(const char* text, const char* name, einrel_graph* graph);
+/* Local: reads and parses a graph file. */
+einrel_status einrel_graph_read(const char* path, einrel_graph* graph);
+/* Local: frees a graph (a null graph is ignored). */
+einrel_status einrel_graph_free(einrel_graph graph);
+
+/* Collective over comm: plans `graph` for the ranks of comm (a duplicate of it is kept) with `planner` (NULL:
+ * the default, EinDecomp). */
+einrel_status einrel_program_create(einrel_graph graph, MPI_Comm comm, const char* planner, einrel_program* program);
+/* The same with a Fortran communicator handle (MPI_Comm_f2c). */
+einrel_status einrel_program_create_f(einrel_graph graph, MPI_Fint comm, const char* planner, einrel_program* program);
+
+/* Local: this rank's `count` pieces (possibly none) of input `name`, of dtype `dtype` and rank `rank`:
+ * piece i covers lo[i*rank .. i*rank+rank) to hi[...] and its elements are at data[i]. The memory must stay
+ * valid through the executions that follow; einrel reads it during each. Together the ranks' pieces cover
+ * the tensor without overlap. */
+einrel_status einrel_program_set_input(einrel_program program, const char* name, einrel_dtype dtype, int rank,
+                                       int count, const int64_t* lo, const int64_t* hi, const void* const* data);
+/* Local: where this rank wants its pieces of output `name` written by each execution. */
+einrel_status einrel_program_set_output(einrel_program program, const char* name, einrel_dtype dtype, int rank,
+                                        int count, const int64_t* lo, const int64_t* hi, void* const* data);
+
+/* Collective: evaluates the graph on the bound pieces and writes the output pieces. */
+einrel_status einrel_program_execute(einrel_program program);
+
+/* Local: the partition count p of the program's plan. */
+einrel_status einrel_program_procs(einrel_program program, int64_t* procs);
+
+/* Collective: frees a program (a null program is ignored). */
+einrel_status einrel_program_free(einrel_program program);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,128 @@
+// The C API (einrel.h): every failure is a status and a one-line message, never an exception or an abort;
+// collective calls fail on every rank with the same message; a graph runs on pieces of f32 and f64 arrays.
+#include <einrel.h>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The same message on every rank (collective).
+bool same_on_every_rank(const std::string& message) {
+  unsigned long long n = message.size(), most = 0, least = 0;
+  MPI_Allreduce(&n, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&n, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  if (most != least) return false;
+  std::string root = message;
+  MPI_Bcast(root.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+  int same = root == message, all = 0;
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all;
+}
+
+einrel_graph parsed(const char* text) {
+  einrel_graph g = nullptr;
+  EXPECT_EQ(einrel_graph_parse(text, "t.ein", &g), EINREL_OK) << einrel_last_error();
+  return g;
+}
+
+TEST(CApi, NullArgumentsAreInvalidNotFatal) {
+  einrel_graph g = nullptr;
+  EXPECT_EQ(einrel_graph_parse(nullptr, "x", &g), EINREL_INVALID_ARGUMENT);
+  EXPECT_NE(std::strlen(einrel_last_error()), 0u);
+  EXPECT_EQ(einrel_graph_read(nullptr, &g), EINREL_INVALID_ARGUMENT);
+  EXPECT_EQ(einrel_program_create(nullptr, MPI_COMM_WORLD, nullptr, nullptr), EINREL_INVALID_ARGUMENT);
+  EXPECT_EQ(einrel_program_execute(nullptr), EINREL_INVALID_ARGUMENT);
+  EXPECT_EQ(einrel_program_set_input(nullptr, "A", EINREL_F64, 2, 0, nullptr, nullptr, nullptr),
+            EINREL_INVALID_ARGUMENT);
+  EXPECT_EQ(einrel_graph_free(nullptr), EINREL_OK);
+  EXPECT_EQ(einrel_program_free(nullptr), EINREL_OK);
+}
+
+TEST(CApi, ABadGraphIsAnErrorWithItsPlace) {
+  einrel_graph g = nullptr;
+  EXPECT_EQ(
+      einrel_graph_parse("input A f64[3,4]\nB = einsum(\"ij->ji\", A, map=frobnicate)\noutput B\n", "bad.ein", &g),
+      EINREL_ERROR);
+  const std::string message = einrel_last_error();
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("bad.ein:2:", 0), 0u) << message;
+  EXPECT_EQ(g, nullptr);
+  EXPECT_EQ(einrel_graph_read("/nonexistent/graph.ein", &g), EINREL_ERROR);
+  EXPECT_NE(std::string(einrel_last_error()).find("/nonexistent/graph.ein"), std::string::npos);
+}
+
+TEST(CApi, CollectiveFailuresAgreeOnEveryRank) {
+  einrel_graph g = parsed("input A f64[6,4]\ninput B f64[4,5]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n");
+  einrel_program p = nullptr;
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, "magic", &p), EINREL_ERROR);
+  EXPECT_NE(std::string(einrel_last_error()).find("magic"), std::string::npos);
+  EXPECT_TRUE(same_on_every_rank(einrel_last_error()));
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &p), EINREL_OK) << einrel_last_error();
+  // A name that is no input, and a dtype that is not the input's: local errors.
+  EXPECT_EQ(einrel_program_set_input(p, "Z", EINREL_F64, 2, 0, nullptr, nullptr, nullptr), EINREL_ERROR);
+  EXPECT_EQ(einrel_program_set_input(p, "A", EINREL_F32, 2, 0, nullptr, nullptr, nullptr), EINREL_ERROR);
+  // Pieces that do not cover A (nobody binds any): the execution fails on every rank alike.
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<double> b(20, 1.0), c(30, 0.0);
+  const int64_t b_lo[2] = {0, 0}, b_hi[2] = {4, 5}, c_lo[2] = {0, 0}, c_hi[2] = {6, 5};
+  const void* b_data[1] = {b.data()};
+  void* c_data[1] = {c.data()};
+  const int root = rank == 0;
+  ASSERT_EQ(einrel_program_set_input(p, "A", EINREL_F64, 2, 0, nullptr, nullptr, nullptr), EINREL_OK);
+  ASSERT_EQ(einrel_program_set_input(p, "B", EINREL_F64, 2, root, b_lo, b_hi, b_data), EINREL_OK);
+  ASSERT_EQ(einrel_program_set_output(p, "C", EINREL_F64, 2, root, c_lo, c_hi, c_data), EINREL_OK);
+  EXPECT_EQ(einrel_program_execute(p), EINREL_ERROR);
+  EXPECT_TRUE(same_on_every_rank(einrel_last_error())) << einrel_last_error();
+  EXPECT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
+}
+
+// f32 pieces, several per rank (one row each), through a reduction: s[i] = sum_j x[i, j] * 2.
+TEST(CApi, SeveralPiecesPerRankInF32) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  constexpr int64_t rows = 7, cols = 5;
+  einrel_graph g = parsed("input x f32[7,5]\ns = einsum(\"ij->i\", x, map=scale(2))\noutput s\n");
+  einrel_program p = nullptr;
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &p), EINREL_OK) << einrel_last_error();
+  int64_t procs = 0;
+  ASSERT_EQ(einrel_program_procs(p, &procs), EINREL_OK);
+  EXPECT_GE(procs, 1);
+  std::vector<std::vector<float>> x;
+  std::vector<int64_t> lo, hi;
+  std::vector<const void*> data;
+  for (int64_t i = rank; i < rows; i += size) {  // rows dealt round-robin: several pieces per rank
+    x.emplace_back(cols);
+    for (int64_t j = 0; j < cols; ++j) x.back()[static_cast<std::size_t>(j)] = static_cast<float>(i * cols + j);
+    lo.insert(lo.end(), {i, 0});
+    hi.insert(hi.end(), {i + 1, cols});
+  }
+  for (const auto& row : x) data.push_back(row.data());
+  std::vector<float> s(rows, -1.0f);
+  const int64_t s_lo[1] = {0}, s_hi[1] = {rows};
+  void* s_data[1] = {s.data()};
+  ASSERT_EQ(
+      einrel_program_set_input(p, "x", EINREL_F32, 2, static_cast<int>(x.size()), lo.data(), hi.data(), data.data()),
+      EINREL_OK)
+      << einrel_last_error();
+  ASSERT_EQ(einrel_program_set_output(p, "s", EINREL_F32, 1, rank == 0, s_lo, s_hi, s_data), EINREL_OK);
+  for (int run = 0; run < 2; ++run) ASSERT_EQ(einrel_program_execute(p), EINREL_OK) << einrel_last_error();
+  if (rank == 0)
+    for (int64_t i = 0; i < rows; ++i) {
+      float expected = 0;
+      for (int64_t j = 0; j < cols; ++j) expected += 2.0f * static_cast<float>(i * cols + j);
+      EXPECT_FLOAT_EQ(s[static_cast<std::size_t>(i)], expected) << i;
+    }
+  EXPECT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
+}
+
+}  // namespace
