@@ -28,6 +28,14 @@ void pdgemm_(const char*, const char*, const int*, const int*, const int*, const
 void psgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
              const int*, const int*, const float*, const int*, const int*, const int*, const float*, float*, const int*,
              const int*, const int*);
+void pdgeadd_(const char*, const int*, const int*, const double*, const double*, const int*, const int*, const int*,
+              const double*, double*, const int*, const int*, const int*);
+void psgeadd_(const char*, const int*, const int*, const float*, const float*, const int*, const int*, const int*,
+              const float*, float*, const int*, const int*, const int*);
+void pdtran_(const int*, const int*, const double*, const double*, const int*, const int*, const int*, const double*,
+             double*, const int*, const int*, const int*);
+void pstran_(const int*, const int*, const float*, const float*, const int*, const int*, const int*, const float*,
+             float*, const int*, const int*, const int*);
 }
 
 namespace {
@@ -61,6 +69,60 @@ using Gemm = void (*)(const char*, const char*, const int*, const int*, const in
                       const int*, const int*, const S*, const int*, const int*, const int*, const S*, S*, const int*,
                       const int*, const int*);
 
+template <class S>
+using Geadd = void (*)(const char*, const int*, const int*, const S*, const S*, const int*, const int*, const int*,
+                       const S*, S*, const int*, const int*, const int*);
+template <class S>
+using Tran = void (*)(const int*, const int*, const S*, const S*, const int*, const int*, const int*, const S*, S*,
+                      const int*, const int*, const int*);
+
+// The largest difference between C and the expected C, relative to the largest expected element.
+template <class S>
+double difference(const Local<S>& c, const Local<S>& expected) {
+  double worst = 0, largest = 0;
+  for (std::size_t i = 0; i < c.data.size(); ++i) {
+    worst = std::max(worst, std::abs(double(c.data[i]) - double(expected.data[i])));
+    largest = std::max(largest, std::abs(double(expected.data[i])));
+  }
+  return largest > 0 ? worst / largest : worst;
+}
+
+// Calls `call(C)` once sent to ScaLAPACK (the expected C) and once to einrel; their difference.
+template <class S, class Call>
+double compare(Local<S>& c, const Call& call) {
+  Local<S> expected = c;
+  setenv("EINREL_SCALAPACK", "off", 1);
+  call(expected);
+  unsetenv("EINREL_SCALAPACK");
+  call(c);
+  return difference(c, expected);
+}
+
+// One random pdgeadd_ (or pdtran_ when `tran`) on the grid `ctxt`, on this process.
+template <class S>
+double add_trial(Geadd<S> geadd, Tran<S> tran, std::mt19937& gen, int ctxt, int nprow, int npcol, int myrow,
+                 int mycol) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const char ops[] = {'N', 'T', 'C'};
+  const bool transposing = tran != nullptr;
+  const char t = transposing ? 'T' : ops[pick(0, 2)];
+  const int m = pick(1, 40), n = pick(1, 40), ia = pick(1, 4), ja = pick(1, 4), ic = pick(1, 4), jc = pick(1, 4);
+  const int am = ia - 1 + (t == 'N' ? m : n) + pick(0, 5), an = ja - 1 + (t == 'N' ? n : m) + pick(0, 5);
+  const int cm = ic - 1 + m + pick(0, 5), cn = jc - 1 + n + pick(0, 5), pad = pick(0, 3);
+  const S alpha = static_cast<S>(std::uniform_real_distribution<double>(-2, 2)(gen));
+  const S beta = static_cast<S>(pick(0, 3) == 0 ? 0.0 : std::uniform_real_distribution<double>(-2, 2)(gen));
+  const Local<S> a(am, an, pick(1, 64), pick(1, 64), pick(0, nprow - 1), pick(0, npcol - 1), ctxt, nprow, npcol, myrow,
+                   mycol, pad, gen);
+  Local<S> c(cm, cn, pick(1, 64), pick(1, 64), pick(0, nprow - 1), pick(0, npcol - 1), ctxt, nprow, npcol, myrow, mycol,
+             pad, gen);
+  return compare(c, [&](Local<S>& to) {
+    if (transposing)
+      tran(&m, &n, &alpha, a.data.data(), &ia, &ja, a.desc, &beta, to.data.data(), &ic, &jc, to.desc);
+    else
+      geadd(&t, &m, &n, &alpha, a.data.data(), &ia, &ja, a.desc, &beta, to.data.data(), &ic, &jc, to.desc);
+  });
+}
+
 // One random product on the grid `ctxt`; the largest difference between einrel's C and ScaLAPACK's, relative to
 // the largest element of ScaLAPACK's, on this process.
 template <class S>
@@ -81,19 +143,11 @@ double trial(Gemm<S> gemm, std::mt19937& gen, int ctxt, int nprow, int npcol, in
             crs = pick(0, nprow - 1), ccs = pick(0, npcol - 1), pad = pick(0, 3);
   const Local<S> a(am, an, amb, anb, ars, acs, ctxt, nprow, npcol, myrow, mycol, pad, gen);
   const Local<S> b(bm, bn, bmb, bnb, brs, bcs, ctxt, nprow, npcol, myrow, mycol, pad, gen);
-  Local<S> c(cm, cn, cmb, cnb, crs, ccs, ctxt, nprow, npcol, myrow, mycol, pad, gen), expected = c;
-  setenv("EINREL_SCALAPACK", "off", 1);
-  gemm(&ta, &tb, &m, &n, &k, &alpha, a.data.data(), &ia, &ja, a.desc, b.data.data(), &ib, &jb, b.desc, &beta,
-       expected.data.data(), &ic, &jc, expected.desc);
-  unsetenv("EINREL_SCALAPACK");
-  gemm(&ta, &tb, &m, &n, &k, &alpha, a.data.data(), &ia, &ja, a.desc, b.data.data(), &ib, &jb, b.desc, &beta,
-       c.data.data(), &ic, &jc, c.desc);
-  double worst = 0, largest = 0;
-  for (std::size_t i = 0; i < c.data.size(); ++i) {
-    worst = std::max(worst, std::abs(double(c.data[i]) - double(expected.data[i])));
-    largest = std::max(largest, std::abs(double(expected.data[i])));
-  }
-  return largest > 0 ? worst / largest : worst;
+  Local<S> c(cm, cn, cmb, cnb, crs, ccs, ctxt, nprow, npcol, myrow, mycol, pad, gen);
+  return compare(c, [&](Local<S>& to) {
+    gemm(&ta, &tb, &m, &n, &k, &alpha, a.data.data(), &ia, &ja, a.desc, b.data.data(), &ib, &jb, b.desc, &beta,
+         to.data.data(), &ic, &jc, to.desc);
+  });
 }
 
 }  // namespace
@@ -120,8 +174,17 @@ int main(int argc, char** argv) {
     if (ctxt >= 0) {
       Cblacs_gridinfo(ctxt, &pr, &pc, &myrow, &mycol);
       const bool single = t % 4 == 3;
-      const double err = single ? trial<float>(psgemm_, gen, ctxt, pr, pc, myrow, mycol)
-                                : trial<double>(pdgemm_, gen, ctxt, pr, pc, myrow, mycol);
+      const int kind = (t / 4) % 4;  // products twice as often as transposes and additions
+      double err = 0;
+      if (kind < 2)
+        err = single ? trial<float>(psgemm_, gen, ctxt, pr, pc, myrow, mycol)
+                     : trial<double>(pdgemm_, gen, ctxt, pr, pc, myrow, mycol);
+      else if (kind == 2)
+        err = single ? add_trial<float>(psgeadd_, nullptr, gen, ctxt, pr, pc, myrow, mycol)
+                     : add_trial<double>(pdgeadd_, nullptr, gen, ctxt, pr, pc, myrow, mycol);
+      else
+        err = single ? add_trial<float>(nullptr, pstran_, gen, ctxt, pr, pc, myrow, mycol)
+                     : add_trial<double>(nullptr, pdtran_, gen, ctxt, pr, pc, myrow, mycol);
       worst[single] = std::max(worst[single], err);
       Cblacs_gridexit(ctxt);
     }
@@ -132,7 +195,7 @@ int main(int argc, char** argv) {
   const bool ok = all[0] <= 1e-12 && all[1] <= 1e-5;
   if (rank == 0)
     std::printf(
-        "pdgemm_/psgemm_ against ScaLAPACK: %d random products on %d ranks, max relative difference %.2e "
+        "PBLAS against ScaLAPACK: %d random calls on %d ranks, max relative difference %.2e "
         "(f64), %.2e (f32): %s\n",
         done, size, all[0], all[1], ok ? "ok" : "WRONG");
   MPI_Finalize();

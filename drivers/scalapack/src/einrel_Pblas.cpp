@@ -1,0 +1,418 @@
+// PBLAS' pdgemm_/psgemm_, pdtran_/pstran_ and pdgeadd_/psgeadd_ computed by einrel (docs/c-fortran.md "Through
+// ScaLAPACK"): the caller's block-cyclic pieces are copied into einrel pieces of the operands, the operation
+// (an einsum) is planned once per set of descriptors on the BLACS grid's processes and run by einrel::Program,
+// and alpha·result + beta·C is written back into C's local array. What einrel does not take goes to the routine
+// this library stands in front of (ScaLAPACK's, found with dlsym(RTLD_NEXT)), so linking it never breaks a code.
+#include <einrel_BlockCyclic.hpp>
+
+#include <einrel.hpp>
+#include <einrel_HostEnvironment.hpp>
+
+#include <dlfcn.h>
+#include <mpi.h>
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+extern "C" {
+void Cblacs_gridinfo(int ctxt, int* nprow, int* npcol, int* myrow, int* mycol);
+void Cigsum2d(int ctxt, const char* scope, const char* top, int m, int n, int* a, int lda, int rdest, int cdest);
+}
+
+namespace einrel::scalapack {
+namespace {
+
+// A submatrix of a block-cyclic matrix: rows [i0, i0 + rows) and columns [j0, j0 + cols), 0-based.
+struct Submatrix {
+  Descriptor d;
+  std::int64_t i0 = 0, j0 = 0, rows = 0, cols = 0;
+};
+
+// One call: C = alpha · einsum(inputs) + beta · C, the einsum over the C-order tensors of the stored
+// submatrices' transposes (a stored r x c submatrix is the tensor [c, r]: a column-major block is the C-order
+// block of the transpose), the inputs named A and B.
+template <class S>
+struct Operation {
+  std::string equation;
+  std::vector<Submatrix> inputs;
+  std::vector<const S*> input_data;
+  Submatrix output;
+  S* output_data = nullptr;
+  S alpha = 1, beta = 0;
+};
+
+// The BLACS grid of a context as an MPI communicator of its processes, in row-major grid order; made once per
+// grid, collectively over the grid's processes only.
+struct Grid {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+  std::int64_t id = 0;  // its place among the grids made
+};
+
+// What stays until MPI_Finalize: the grids and the planned products (freed by the attribute callback below,
+// before Kokkos is finalized).
+struct State {
+  std::map<std::vector<int>, Grid> grids;  // by context, shape and process numbers (contexts are reused)
+  std::map<std::vector<std::int64_t>, std::shared_ptr<void>> products;
+  bool registered = false;
+};
+State& state() {
+  static State s;
+  return s;
+}
+
+int release_state(MPI_Comm, int, void*, void*) {
+  State& s = state();
+  s.products.clear();
+  for (auto& [ctxt, grid] : s.grids)
+    if (grid.comm != MPI_COMM_NULL) MPI_Comm_free(&grid.comm);
+  s.grids.clear();
+  return MPI_SUCCESS;
+}
+
+// Kokkos (started here when the caller has not) and this library's state, both released when MPI finalizes
+// (the state first: MPI_Finalize deletes MPI_COMM_SELF's attributes last set first).
+void start() {
+  start_kokkos_until_mpi_finalize();
+  State& s = state();
+  if (s.registered) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_state, &keyval, nullptr) != MPI_SUCCESS ||
+      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr) != MPI_SUCCESS || MPI_Comm_free_keyval(&keyval) != MPI_SUCCESS)
+    throw Error("cannot register einrel's ScaLAPACK state with MPI_Finalize");
+  s.registered = true;
+}
+
+// Collective over the grid's processes (a BLACS sum): the MPI_COMM_WORLD rank of every grid position, in
+// row-major order, which BLACS does not expose (its process numbers are positions in its own communicator).
+const Grid& grid_of(int ctxt) {
+  Grid g;
+  Cblacs_gridinfo(ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+  const int positions = g.nprow * g.npcol;
+  std::vector<int> ranks(static_cast<std::size_t>(positions), 0);
+  MPI_Comm_rank(MPI_COMM_WORLD, &ranks[static_cast<std::size_t>(g.myrow * g.npcol + g.mycol)]);
+  Cigsum2d(ctxt, "All", " ", positions, 1, ranks.data(), positions, -1, -1);
+  std::vector<int> key{ctxt, g.nprow, g.npcol};
+  key.insert(key.end(), ranks.begin(), ranks.end());
+  State& s = state();
+  const auto known = s.grids.find(key);
+  if (known != s.grids.end()) return known->second;
+  MPI_Group world, members;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &members);
+  const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, members, 0x5ca1, &g.comm);
+  MPI_Group_free(&members);
+  MPI_Group_free(&world);
+  if (rc != MPI_SUCCESS) throw Error("cannot make a communicator of the BLACS grid of context " + std::to_string(ctxt));
+  g.id = static_cast<std::int64_t>(s.grids.size());
+  return s.grids.emplace(key, g).first->second;
+}
+
+// This rank's blocks of one operand: where they are in the caller's array and their einrel pieces, each a
+// contiguous copy (C order over the transposed block: a column-major block is the C-order block of the
+// transpose).
+template <class S, class Memory>
+struct Operand {
+  std::vector<LocalBlock> blocks;
+  std::vector<std::vector<S>> copies;
+
+  Operand(const Submatrix& m, const Grid& g)
+      : blocks(local_blocks(m.d, m.i0, m.j0, m.rows, m.cols, g.myrow, g.mycol, g.nprow, g.npcol)) {
+    for (const LocalBlock& b : blocks) copies.emplace_back(static_cast<std::size_t>(b.rows * b.cols));
+  }
+  // The pieces of the tensor [cols, rows] of the submatrix.
+  std::vector<LocalPiece<S, Memory>> pieces(const Submatrix& m) {
+    std::vector<LocalPiece<S, Memory>> out;
+    for (std::size_t p = 0; p < blocks.size(); ++p) {
+      const LocalBlock& b = blocks[p];
+      const Box box{{b.col - m.j0, b.row - m.i0}, {b.col - m.j0 + b.cols, b.row - m.i0 + b.rows}};
+      out.push_back({box, typename LocalPiece<S, Memory>::view_type(copies[p].data(), copies[p].size())});
+    }
+    return out;
+  }
+  void pack(const S* local, std::int64_t lld) {
+    for (std::size_t p = 0; p < blocks.size(); ++p) {
+      const LocalBlock& b = blocks[p];
+      for (std::int64_t c = 0; c < b.cols; ++c)
+        std::memcpy(copies[p].data() + c * b.rows, local + b.local_row + (b.local_col + c) * lld,
+                    static_cast<std::size_t>(b.rows) * sizeof(S));
+    }
+  }
+  // local = alpha · copy + beta · local (beta = 0: local is not read).
+  void unpack(S* local, std::int64_t lld, S alpha, S beta) const {
+    for (std::size_t p = 0; p < blocks.size(); ++p) {
+      const LocalBlock& b = blocks[p];
+      for (std::int64_t c = 0; c < b.cols; ++c) {
+        S* to = local + b.local_row + (b.local_col + c) * lld;
+        const S* from = copies[p].data() + c * b.rows;
+        for (std::int64_t r = 0; r < b.rows; ++r)
+          to[r] = beta == S(0) ? alpha * from[r] : alpha * from[r] + beta * to[r];
+      }
+    }
+  }
+};
+
+// One planned operation on a grid, with its pieces.
+template <class Exec, class S>
+class Planned {
+  using Memory = typename Exec::memory_space;
+
+ public:
+  Planned(const Operation<S>& op, const Grid& g) : output_(op.output, g), program_(g.comm, graph(op), options()) {
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+      inputs_.emplace_back(op.inputs[k], g);
+      program_.template set_input<S>(name(k), inputs_[k].pieces(op.inputs[k]));
+    }
+    program_.template set_output<S>("C", output_.pieces(op.output));
+  }
+  void run(const Operation<S>& op) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k].pack(op.input_data[k], op.inputs[k].d.lld);
+    program_.execute();
+    output_.unpack(op.output_data, op.output.d.lld, op.alpha, op.beta);
+  }
+
+ private:
+  static std::string name(std::size_t k) { return std::string(1, static_cast<char>('A' + k)); }
+  // An operation called once or a few times: warming its memory before the first execution
+  // (Session::prepare) costs more than it saves (the first of the matrix chain's three 4096² products on 2
+  // ranks took 1.92 s with it, 1.30 s without; later ones 0.93 s).
+  static engine::Options options() {
+    engine::Options o;
+    o.warm_memory = false;
+    return o;
+  }
+  static Graph graph(const Operation<S>& op) {
+    Graph g;
+    std::vector<VertexId> inputs;
+    for (std::size_t k = 0; k < op.inputs.size(); ++k)
+      inputs.push_back(g.input(name(k), dtype_of<S>(), Bound{op.inputs[k].cols, op.inputs[k].rows}));
+    EinsumOptions named;
+    named.name = "C";
+    g.output(g.einsum(op.equation, inputs, named));
+    return g;
+  }
+
+  std::vector<Operand<S, Memory>> inputs_;
+  Operand<S, Memory> output_;
+  Program<Exec> program_;
+};
+
+char upper(const char* c) { return static_cast<char>(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c); }
+
+// Why einrel does not take this call (the same on every process of the grid: only global arguments decide),
+// or nothing.
+template <class S>
+std::optional<std::string> unsupported(const Operation<S>& op) {
+  if (const char* off = std::getenv("EINREL_SCALAPACK"); off && std::string(off) == "off")
+    return "EINREL_SCALAPACK=off";
+  if (op.alpha == S(0) || op.output.rows <= 0 || op.output.cols <= 0) return "an empty operation";
+  auto outside = [](const Submatrix& m) {
+    return m.rows <= 0 || m.cols <= 0 || m.i0 < 0 || m.j0 < 0 || m.i0 + m.rows > m.d.m || m.j0 + m.cols > m.d.n;
+  };
+  for (const Submatrix& m : op.inputs) {
+    if (m.d.ctxt != op.output.d.ctxt) return "operands on different BLACS contexts";
+    if (outside(m)) return "an empty submatrix, or one outside its matrix";
+  }
+  if (outside(op.output)) return "an empty submatrix, or one outside its matrix";
+  return std::nullopt;
+}
+
+template <class Exec, class S>
+void run_on(const Operation<S>& op, const Grid& grid, const std::vector<std::int64_t>& key) {
+  std::shared_ptr<void>& planned = state().products[key];
+  if (!planned) planned = std::make_shared<Planned<Exec, S>>(op, grid);
+  static_cast<Planned<Exec, S>*>(planned.get())->run(op);
+}
+
+// The cache key: everything the plan depends on (not alpha, beta, the arrays or their leading dimensions).
+template <class S>
+std::vector<std::int64_t> key_of(const Operation<S>& op, const Grid& grid, int space) {
+  std::vector<std::int64_t> key{static_cast<std::int64_t>(sizeof(S)), space, grid.id};
+  key.insert(key.end(), op.equation.begin(), op.equation.end());
+  std::vector<const Submatrix*> all{&op.output};
+  for (const Submatrix& m : op.inputs) all.push_back(&m);
+  for (const Submatrix* m : all)
+    key.insert(key.end(), {m->d.m, m->d.n, m->d.mb, m->d.nb, m->d.rsrc, m->d.csrc, m->i0, m->j0, m->rows, m->cols});
+  return key;
+}
+
+// Runs the operation on einrel; false when it goes to ScaLAPACK instead, with the reason in `why`.
+template <class S>
+bool run_on_einrel(const Operation<S>& op, std::string& why) {
+  if (const auto no = unsupported(op)) {
+    why = *no;
+    return false;
+  }
+  int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+  Cblacs_gridinfo(op.output.d.ctxt, &nprow, &npcol, &myrow, &mycol);
+  if (myrow < 0 || mycol < 0) {
+    why = "a process outside the grid";
+    return false;
+  }
+  try {
+    start();
+    const Grid& grid = grid_of(op.output.d.ctxt);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    // A code that asked MPI for one thread runs einrel on one thread per process too.
+    if (level >= MPI_THREAD_FUNNELED) {
+      run_on<Kokkos::DefaultHostExecutionSpace, S>(op, grid, key_of(op, grid, 0));
+      return true;
+    }
+#ifdef KOKKOS_ENABLE_SERIAL
+    run_on<Kokkos::Serial, S>(op, grid, key_of(op, grid, 1));
+    return true;
+#else
+    why = "MPI_THREAD_SINGLE without Kokkos' Serial backend";
+    return false;
+#endif
+  } catch (const std::exception& e) {  // agreed on every rank of the grid by the program's collectives
+    why = e.what();
+    return false;
+  }
+}
+
+// The routine of ScaLAPACK (or whatever follows this library) named `name`.
+void* next_routine(const char* name) {
+  static std::map<std::string, void*> found;
+  const auto known = found.find(name);
+  if (known != found.end()) return known->second;
+  return found[name] = dlsym(RTLD_NEXT, name);
+}
+
+// Runs `op` on einrel, or else calls `name` after this library with `args`.
+template <class S, class... Args>
+void einrel_or_next(const char* name, const std::optional<Operation<S>>& op, std::string why, Args... args) {
+  if (op && run_on_einrel(*op, why)) return;
+  if (const char* verbose = std::getenv("EINREL_SCALAPACK_VERBOSE"); verbose && *verbose == '1')
+    std::fprintf(stderr, "einrel_scalapack: %s goes to ScaLAPACK: %s\n", name, why.c_str());
+  void* next = next_routine(name);
+  if (!next) {
+    std::fprintf(stderr, "einrel_scalapack: %s needs ScaLAPACK's %s (%s), and none is linked after einrel's\n", name,
+                 name, why.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  reinterpret_cast<void (*)(Args...)>(next)(args...);
+}
+
+// The submatrix of `desc` at 1-based (i, j) with `rows` x `cols`, or nothing for a descriptor einrel does not
+// read (not a dense matrix).
+std::optional<Submatrix> submatrix(const int* desc, int i, int j, std::int64_t rows, std::int64_t cols) {
+  Submatrix m{{}, i - 1, j - 1, rows, cols};
+  if (!read_descriptor(desc, m.d)) return std::nullopt;
+  return m;
+}
+
+// op(A) for transpose character t: "N" as stored, "T" or "C" (real) transposed; 0 for another character.
+char transpose(const char* t) {
+  const char c = upper(t);
+  return c == 'N' || c == 'T' || c == 'C' ? (c == 'N' ? 'N' : 'T') : 0;
+}
+
+// C = alpha op(A) op(B) + beta C, over C[j, i] (C's stored m x n as its transposed tensor), A[l, i] or A[i, l],
+// B[j, l] or B[l, j].
+template <class S>
+std::optional<Operation<S>> gemm_operation(const char* transa, const char* transb, int m, int n, int k, S alpha,
+                                           const S* a, int ia, int ja, const int* desca, const S* b, int ib, int jb,
+                                           const int* descb, S beta, S* c, int ic, int jc, const int* descc,
+                                           std::string& why) {
+  const char ta = transpose(transa), tb = transpose(transb);
+  const auto sa = submatrix(desca, ia, ja, ta == 'N' ? m : k, ta == 'N' ? k : m);
+  const auto sb = submatrix(descb, ib, jb, tb == 'N' ? k : n, tb == 'N' ? n : k);
+  const auto sc = submatrix(descc, ic, jc, m, n);
+  if (!ta || !tb) why = "a transpose argument other than N, T, C";
+  if (!sa || !sb || !sc) why = "a descriptor that is not of a dense matrix";
+  if (!why.empty()) return std::nullopt;
+  return Operation<S>{std::string(ta == 'N' ? "li" : "il") + "," + (tb == 'N' ? "jl" : "lj") + "->ji",
+                      {*sa, *sb},
+                      {a, b},
+                      *sc,
+                      c,
+                      alpha,
+                      beta};
+}
+
+// C = alpha op(A) + beta C: op(A) = A is A[j, i] -> C[j, i]; op(A) = A^T is A[i, j] -> C[j, i].
+template <class S>
+std::optional<Operation<S>> add_operation(char t, int m, int n, S alpha, const S* a, int ia, int ja, const int* desca,
+                                          S beta, S* c, int ic, int jc, const int* descc, std::string& why) {
+  const auto sa = submatrix(desca, ia, ja, t == 'N' ? m : n, t == 'N' ? n : m);
+  const auto sc = submatrix(descc, ic, jc, m, n);
+  if (!t) why = "a transpose argument other than N, T, C";
+  if (!sa || !sc) why = "a descriptor that is not of a dense matrix";
+  if (!why.empty()) return std::nullopt;
+  return Operation<S>{t == 'N' ? "ji->ji" : "ij->ji", {*sa}, {a}, *sc, c, alpha, beta};
+}
+
+}  // namespace
+}  // namespace einrel::scalapack
+
+extern "C" {
+
+using einrel::scalapack::add_operation;
+using einrel::scalapack::einrel_or_next;
+using einrel::scalapack::gemm_operation;
+using einrel::scalapack::transpose;
+
+void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+             const double* a, const int* ia, const int* ja, const int* desca, const double* b, const int* ib,
+             const int* jb, const int* descb, const double* beta, double* c, const int* ic, const int* jc,
+             const int* descc) {
+  std::string why;
+  const auto op = gemm_operation(transa, transb, *m, *n, *k, *alpha, a, *ia, *ja, desca, b, *ib, *jb, descb, *beta, c,
+                                 *ic, *jc, descc, why);
+  einrel_or_next("pdgemm_", op, why, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic,
+                 jc, descc);
+}
+
+void psgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
+             const float* a, const int* ia, const int* ja, const int* desca, const float* b, const int* ib,
+             const int* jb, const int* descb, const float* beta, float* c, const int* ic, const int* jc,
+             const int* descc) {
+  std::string why;
+  const auto op = gemm_operation(transa, transb, *m, *n, *k, *alpha, a, *ia, *ja, desca, b, *ib, *jb, descb, *beta, c,
+                                 *ic, *jc, descc, why);
+  einrel_or_next("psgemm_", op, why, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic,
+                 jc, descc);
+}
+
+// sub(C) = beta sub(C) + alpha sub(A)^T, sub(C) m x n.
+void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
+             const int* desca, const double* beta, double* c, const int* ic, const int* jc, const int* descc) {
+  std::string why;
+  const auto op = add_operation('T', *m, *n, *alpha, a, *ia, *ja, desca, *beta, c, *ic, *jc, descc, why);
+  einrel_or_next("pdtran_", op, why, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc);
+}
+
+void pstran_(const int* m, const int* n, const float* alpha, const float* a, const int* ia, const int* ja,
+             const int* desca, const float* beta, float* c, const int* ic, const int* jc, const int* descc) {
+  std::string why;
+  const auto op = add_operation('T', *m, *n, *alpha, a, *ia, *ja, desca, *beta, c, *ic, *jc, descc, why);
+  einrel_or_next("pstran_", op, why, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc);
+}
+
+// sub(C) = beta sub(C) + alpha op(sub(A)), sub(C) m x n.
+void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a, const int* ia,
+              const int* ja, const int* desca, const double* beta, double* c, const int* ic, const int* jc,
+              const int* descc) {
+  std::string why;
+  const auto op = add_operation(transpose(trans), *m, *n, *alpha, a, *ia, *ja, desca, *beta, c, *ic, *jc, descc, why);
+  einrel_or_next("pdgeadd_", op, why, trans, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc);
+}
+
+void psgeadd_(const char* trans, const int* m, const int* n, const float* alpha, const float* a, const int* ia,
+              const int* ja, const int* desca, const float* beta, float* c, const int* ic, const int* jc,
+              const int* descc) {
+  std::string why;
+  const auto op = add_operation(transpose(trans), *m, *n, *alpha, a, *ia, *ja, desca, *beta, c, *ic, *jc, descc, why);
+  einrel_or_next("psgeadd_", op, why, trans, m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc);
+}
+
+}  // extern "C"
