@@ -109,17 +109,9 @@ class PlanCosting {
   // plan stays one block per vertex, each vertex one kernel call on whole operands (a memory limit still
   // finds finer plans).
   bool streams_inputs() const {
-    if (ranks_ < 2 || options_.procs || options_.input_reads != InputReads::again) return false;
-    std::vector<int> reads(graph_.size(), 0);
-    for (const Vertex& v : graph_.vertices())
-      for (VertexId in : v.inputs) ++reads[in];
-    const std::vector<VertexId>& outputs = graph_.outputs();
-    for (VertexId v = 0; v < graph_.size(); ++v)
-      if (graph_.vertex(v).is_input() && reads[v] == 1 &&
-          std::find(outputs.begin(), outputs.end(), v) == outputs.end() &&
-          std::none_of(carried_.begin(), carried_.end(), [v](const auto& pair) { return pair.first == v; }))
-        return true;
-    return false;
+    if (ranks_ < 2 || options_.procs) return false;
+    const std::vector<bool> streamed = streamed_inputs(graph_, options_.input_reads, carried_);
+    return std::find(streamed.begin(), streamed.end(), true) != streamed.end();
   }
 
   // The requested plan under the options' transitions, with its dry run.

@@ -243,13 +243,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     carried_[w] = true;
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
-  streamed_.assign(graph.size(), false);
-  for (VertexId v = 0; v < graph.size(); ++v)
-    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k) {
-      const VertexId in = graph.vertex(v).inputs[k];
-      streamed_[in] =
-          reads_ == InputReads::again && graph.vertex(in).is_input() && uses_[in] == 1 && !kept_[in] && !carried_[in];
-    }
+  streamed_ = streamed_inputs(graph, reads_, carried);
   choose_transitions(graph, model);
   std::vector<VertexId> last_reader(graph.size(), 0);
   for (VertexId v = 0; v < graph.size(); ++v)
@@ -433,6 +427,19 @@ class Schedule::TransitionPass {
 
 void Schedule::choose_transitions(const Graph& graph, const MachineModel& model) {
   TransitionPass(*this, graph, model).run();
+}
+
+std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
+                                  const std::vector<std::pair<VertexId, VertexId>>& carried) {
+  std::vector<bool> streamed(graph.size(), false);
+  if (reads != InputReads::again) return streamed;
+  std::vector<int> edges(graph.size(), 0);
+  for (const Vertex& v : graph.vertices())
+    for (VertexId in : v.inputs) ++edges[in];
+  for (VertexId v = 0; v < graph.size(); ++v) streamed[v] = graph.vertex(v).is_input() && edges[v] == 1;
+  for (VertexId v : graph.outputs()) streamed[v] = false;
+  for (const auto& [w, next] : carried) streamed[w] = false;
+  return streamed;
 }
 
 const Transition& Schedule::transition(VertexId v, std::size_t k) const {

@@ -178,6 +178,11 @@ class Schedule {
   std::vector<std::optional<redistribute::BlockLayout>> layouts_;
 };
 
+// Per vertex, whether a schedule with `reads` streams it (Schedule::streamed): with InputReads::again, the graph
+// inputs read by one operand edge that are no graph output and not carried.
+std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
+                                  const std::vector<std::pair<VertexId, VertexId>>& carried);
+
 // The values' lifetimes as one execution walks the graph in vertex order — execute, its dry run and its
 // memory walk share them: a value dies once its last reader has read it, unless it is a graph output.
 class Lifetimes {
