@@ -29,6 +29,7 @@ void expect_dry_run_matches(const redistribute::Communicator& comm, const Graph&
   EXPECT_EQ(result.traffic.floats_received, predicted.floats_received);
   EXPECT_EQ(result.traffic.peak_block_bytes, predicted.peak_block_bytes);
   EXPECT_EQ(result.traffic.tuples, predicted.tuples);
+  EXPECT_EQ(result.traffic.flops, predicted.flops);
   EXPECT_EQ(result.traffic.floats_read, predicted.floats_read);
   for (VertexId v = 0; v < g.size(); ++v)
     EXPECT_EQ(sum_over_ranks(comm, result.vertices[v].floats_sent), dry.floats_moved[v]) << g.vertex(v).name;

@@ -56,7 +56,15 @@ TEST(BlockLayout, PlacementKinds) {
   EXPECT_EQ(sites.source_for(0, 1), sites.site(0, (1 + 0) % 2));
   EXPECT_EQ(sites.source_for(1, 0), 1);
 
-  EXPECT_THROW(Placement::sites({{}}, 2), Error);
+  EXPECT_FALSE(sites.has_absent());
+  // An empty set of sites is an absent block (docs/sparse.md): held nowhere, read from nowhere, no owner.
+  const auto holes = Placement::sites({{}, {1}}, 2);
+  EXPECT_TRUE(holes.has_absent());
+  EXPECT_TRUE(holes.absent(0));
+  EXPECT_FALSE(holes.absent(1));
+  EXPECT_EQ(holes.source_for(0, 1), -1);
+  EXPECT_EQ(holes.blocks_of(0), std::vector<Extent>{});
+  EXPECT_THROW(holes.owner(0), Error);
   EXPECT_THROW(Placement::sites({{1, 0}}, 2), Error);
   EXPECT_THROW(Placement::sites({{0, 0}}, 2), Error);
   EXPECT_THROW(Placement::owners({3}, 3), Error);

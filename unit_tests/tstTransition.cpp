@@ -91,7 +91,7 @@ TEST(Transition, PartialResultsCombineBeforeOneReduction) {
       ASSERT_TRUE(s.on_partials(Y));
       EXPECT_TRUE(s.deferred(P) && s.deferred(Q) && s.deferred(Y));
       EXPECT_EQ(s.layout(Y), s.vertex(P).partial_layout());
-      EXPECT_EQ(s.vertex(Y).tuples_of(2), std::make_pair(Extent{0}, Extent{1}));  // the one block, on every rank
+      EXPECT_EQ(s.vertex(Y).tuples_of(2), std::vector<Extent>{0});  // the one block, on every rank
       const engine::Transition& t = s.transition(W, 0);
       ASSERT_EQ(t.path, TransitionPath::collectives);
       EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::reducescatter) << redistribute::steps_text(*t.plan);

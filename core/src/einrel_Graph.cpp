@@ -28,8 +28,25 @@ std::string Graph::fresh_name() const {
 VertexId Graph::input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin) {
   check_new_name(name);
   check_bound(bound, "input '" + name + "'");
-  vertices_.push_back(Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin), std::nullopt});
+  vertices_.push_back(
+      Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin), std::nullopt, false, std::nullopt});
   return vertices_.size() - 1;
+}
+
+VertexId Graph::sparse_input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin) {
+  const VertexId v = input(name, dtype, bound, std::move(origin));
+  vertices_[v].sparse = true;
+  return v;
+}
+
+void Graph::bind_shape(VertexId v, BlockShape shape) {
+  const Vertex& vertex = vertices_.at(v);
+  if (!vertex.is_input() || !vertex.sparse)
+    throw Error("'" + vertex.name + "' is no sparse input: only inputs declared sparse take a block shape");
+  if (shape.grid().bound() != vertex.bound)
+    throw Error("the block shape of '" + vertex.name + "' cuts " + to_string(shape.grid().bound()) +
+                ", not its bound " + to_string(vertex.bound));
+  vertices_[v].shape = std::move(shape);
 }
 
 VertexId Graph::einsum(std::string_view equation, VertexId x, const EinsumOptions& options) {
@@ -111,8 +128,8 @@ VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const 
   ResolvedEinSum resolved = resolve_operands(einsum, operands);
   const Bound bound = resolved.output_bound();
   check_bound(bound, "einsum '" + name + "'");
-  vertices_.push_back(
-      Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin), std::move(resolved)});
+  vertices_.push_back(Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin),
+                             std::move(resolved), false, std::nullopt});
   return vertices_.size() - 1;
 }
 

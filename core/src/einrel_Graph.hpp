@@ -1,6 +1,7 @@
 #ifndef EINREL_GRAPH_HPP
 #define EINREL_GRAPH_HPP
 
+#include <einrel_BlockShape.hpp>
 #include <einrel_Bound.hpp>
 #include <einrel_Dtype.hpp>
 #include <einrel_EinSum.hpp>
@@ -28,6 +29,10 @@ struct Vertex {
   // The EinSum resolved against its operands' bounds (label extents and positions), computed once when
   // the vertex is added; empty for an input.
   std::optional<ResolvedEinSum> resolved;
+  // A block-sparse input (`input A f64[..] sparse`, docs/sparse.md): its blocks may be absent, as its shape
+  // says. The shape is bound before the graph is planned (Graph::bind_shape); empty for dense inputs.
+  bool sparse = false;
+  std::optional<BlockShape> shape;
 
   bool is_input() const { return !einsum.has_value(); }
 };
@@ -49,6 +54,11 @@ class Graph {
  public:
   // Builder API: Graph g; auto A = g.input("A", Dtype::f64, {1000, 100}); auto T = g.einsum("ij,jk->ik", A, B);
   VertexId input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin = {});
+  // A block-sparse input (Vertex::sparse), whose shape bind_shape gives before planning.
+  VertexId sparse_input(const std::string& name, Dtype dtype, const Bound& bound, SourceLocation origin = {});
+  // Binds the shape of sparse input v (replacing an earlier one). Throws Error unless v is a sparse input
+  // and the shape's grid cuts its bound.
+  void bind_shape(VertexId v, BlockShape shape);
   // Any number of operands: three or more are decomposed into binary vertices (see einrel_GraphMacros.cpp);
   // the returned vertex holds the result.
   VertexId einsum(std::string_view equation, const std::vector<VertexId>& operands, const EinsumOptions& options = {});

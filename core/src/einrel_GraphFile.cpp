@@ -132,7 +132,7 @@ class LineParser {
     throw ParseError(at(name), "unknown tensor '" + name.text + "' (not defined on an earlier line)");
   }
 
-  // input NAME DTYPE[e0,e1,...]
+  // input NAME DTYPE[e0,e1,...] [sparse]
   void input() {
     const Token& name = expect(Token::identifier, "a tensor name after 'input'");
     const Token& type = expect(Token::identifier, "a dtype (f32 or f64) after the input name");
@@ -146,6 +146,11 @@ class LineParser {
         bound.push_back(extent(e));
       } while (accept_punct(','));
       expect_punct(']', "to close the shape");
+    }
+    if (peek().kind == Token::identifier && peek().text == "sparse") {  // a block-sparse input (docs/sparse.md)
+      next();
+      located(name, [&] { return graph_.sparse_input(name.text, *dtype, bound, at(name)); });
+      return;
     }
     located(name, [&] { return graph_.input(name.text, *dtype, bound, at(name)); });
   }

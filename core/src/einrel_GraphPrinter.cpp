@@ -8,7 +8,8 @@ std::string print_graph(const Graph& graph) {
   std::ostringstream out;
   for (const Vertex& v : graph.vertices()) {
     if (v.is_input()) {
-      out << "input " << v.name << " " << dtype_name(v.dtype) << to_string(v.bound) << "\n";
+      out << "input " << v.name << " " << dtype_name(v.dtype) << to_string(v.bound) << (v.sparse ? " sparse" : "")
+          << "\n";
       continue;
     }
     const EinSum& e = *v.einsum;

@@ -77,22 +77,24 @@ class KernelSeconds {
     auto [it, fresh] = known_.try_emplace(bounds, 0.0);
     if (!fresh) return it->second;
     const ResolvedEinSum r = resolve(e_, bounds);
-    double joins = 1, elements = 0;
-    for (Extent n : r.extents(r.unique_labels())) joins *= static_cast<double>(n);
+    double elements = 0;
     for (const Bound& b : bounds) elements += static_cast<double>(num_elements(b));
     elements += static_cast<double>(num_elements(r.output_bound()));
-    const double flops = (bounds.size() > 1 && !r.aggregated_labels().empty() ? 2 : 1) * joins;
+    const double flops = call_flops(r, bounds.size());
+    flops_[bounds] = flops;
     const double d = smallest_gemm_dimension(r);
     const double rate =
         d > 0 ? model_.flops_per_second * d / (d + model_.gemm_half_rate_dimension) : model_.flops_per_second;
     return it->second = std::max(flops / rate, elements * element_ / model_.memory_bytes_per_second);
   }
+  // The flops of a call on these bounds (after operator() has seen them).
+  double flops(const std::vector<Bound>& bounds) const { return flops_.at(bounds); }
 
  private:
   const EinSum& e_;
   double element_;
   const MachineModel& model_;
-  std::map<std::vector<Bound>, double> known_;
+  std::map<std::vector<Bound>, double> known_, flops_;
 };
 
 // The blocks one rank holds as its steps run, by identity as the engine's BlockCensus counts them: a block
@@ -222,7 +224,9 @@ class RankWalk {
                                schedule_.model());
     double seconds = 0;
     for (const KernelCall& call : s.kernels) {
-      seconds += call_seconds(vs.tuple_bounds(call.tuple));
+      const std::vector<Bound> bounds = vs.tuple_bounds(call.tuple);
+      seconds += call_seconds(bounds);
+      traffic_.ranks[static_cast<std::size_t>(rank_)].flops += call_seconds.flops(bounds);
       for (const auto& [k, b] : call.reads)
         operands[k][b] = held_.take(block_size(vs.operand_layout(k).grid(), b), element(s.vertex));
       if (!call.accumulate) {

@@ -335,8 +335,11 @@ class StepRunner {
                                             const D<S>& from) {
     const BlockGrid& grid = vs.operand_layout(op.operand).grid();
     Relation<S, Memory> local(grid.rank());
-    for (Extent b : op.new_blocks)
-      local.insert(grid.key(b), Block<S>::uninitialized(vertex.name + "/operand", grid.box(grid.key(b)).extents()));
+    for (Extent b : op.new_blocks) {
+      const Bound extents = grid.box(grid.key(b)).extents();
+      local.insert(grid.key(b), op.zero_filled ? Block<S>(vertex.name + "/operand", extents)
+                                               : Block<S>::uninitialized(vertex.name + "/operand", extents));
+    }
     for (const auto& [b, kept] : op.shared_blocks) local.insert(grid.key(b), from.block(from.grid().key(kept)));
     return local;
   }
@@ -393,6 +396,7 @@ class StepRunner {
                                                                   out.box(out.key(call.output_block)).extents()));
           if (!call.accumulate || !call.reads.empty()) sample(with<S>(operands, &partials, &streamed));
           const ResolvedEinSum resolved = y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()});
+          result_.traffic.flops += call_flops(resolved, operands.size());
           kernels::einsum(exec_, resolved, x, y, partials.at(call.output_block), call.accumulate);
           if (call.releases.empty()) continue;
           compat::fence(exec_, "einrel::engine: streamed blocks of " + vertex.name + " read");  // before reuse

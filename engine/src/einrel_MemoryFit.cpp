@@ -1,6 +1,7 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_MemoryFit.hpp>
+#include <einrel_ShapeAligned.hpp>
 
 #include <einrel_Communicator.hpp>
 
@@ -65,6 +66,18 @@ class PlanCosting {
       for (Extent finer : {2 * p, 4 * p})
         for (partition::CostModel model : {options_.cost_model, partition::CostModel::paper})
           candidates.push_back(make(finer, "eindecomp", model));
+    std::vector<std::string> aligned(candidates.size());  // how a candidate was cut along the block shapes
+    if (partition::has_block_shapes(graph_)) {
+      const std::size_t base = candidates.size();
+      for (Extent coarsen : {1, 2, 4, 8})
+        for (std::size_t c = 0; c < base; ++c) {
+          partition::Plan plan = candidates[c];
+          plan.partitions = partition::shape_aligned(graph_, plan.partitions, coarsen);
+          candidates.push_back(std::move(plan));
+          aligned.push_back(", cut along the block shapes" +
+                            (coarsen > 1 ? " (" + std::to_string(coarsen) + " blocks in one)" : std::string()));
+        }
+    }
     std::vector<double> value, peak;
     std::vector<Traffic> dries;
     std::vector<std::size_t> dry_of;  // per candidate, its dry run in `dries`
@@ -96,6 +109,7 @@ class PlanCosting {
     if (chosen.planner == "eindecomp" && chosen.cost_model == partition::CostModel::paper)
       chosen.proposed_by = "eindecomp (paper model)";
     if (chosen.procs != p) chosen.proposed_by += " at p = " + std::to_string(chosen.procs);
+    chosen.proposed_by += aligned[best];
     chosen.planner = "eindecomp";
     chosen.cost_model = options_.cost_model;
     chosen.partitions_considered = considered;

@@ -9,7 +9,7 @@ using redistribute::BlockLayout;
 using redistribute::Placement;
 
 VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
-                               const std::string& output_order)
+                               const std::string& output_order, const std::vector<const BlockShape*>& operand_shapes)
     : ranks_(ranks) {
   if (ranks < 1) throw Error("a schedule needs at least one rank");
   const ResolvedEinSum& resolved = *vertex.resolved;
@@ -28,30 +28,92 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
     num_tuples_ *= tuple_parts_[j];
   }
   for (char c : e.output) output_digits_.push_back(static_cast<int>(tuple_labels.find(c)));
-  BlockGrid output_grid(vertex.bound, d.project(e.output));
-  if (order == e.output) {
-    output_layout_.emplace(std::move(output_grid), ranks);
-  } else {
-    std::vector<int> owners;
-    for (Extent g = 0; g < output_grid.num_blocks(); ++g) owners.push_back(tuple_rank(first_tuple(g)));
-    output_layout_.emplace(std::move(output_grid), Placement::owners(owners, ranks));
-  }
-
   for (const std::string& labels : e.inputs) {
     std::vector<int> digits;
     for (char c : labels) digits.push_back(static_cast<int>(tuple_labels.find(c)));
     operand_digits_.push_back(std::move(digits));
   }
+  if (std::any_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; }))
+    keep_present_tuples(resolved, tuple_labels, operand_shapes);
+
+  BlockGrid output_grid(vertex.bound, d.project(e.output));
+  if (order == e.output && !present_) {
+    output_layout_.emplace(std::move(output_grid), ranks);
+  } else {
+    std::vector<std::vector<int>> owners(static_cast<std::size_t>(output_grid.num_blocks()));
+    for (Extent g = 0; g < output_grid.num_blocks(); ++g) {
+      const Extent first = first_tuple(g);
+      if (first >= 0) owners[static_cast<std::size_t>(g)].push_back(tuple_rank(first));
+    }
+    output_layout_.emplace(std::move(output_grid), Placement::sites(owners, ranks));
+  }
   for (std::size_t k = 0; k < e.inputs.size(); ++k) {
     BlockGrid grid(resolved.extents(e.inputs[k]), d.project(e.inputs[k]));
     std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
-    for (Extent t = 0; t < num_tuples_; ++t) {
+    auto read_by = [&](Extent t, int r) {
       auto& s = sites[static_cast<std::size_t>(operand_block(k, t))];
-      const int r = tuple_rank(t);
       if (s.empty() || s.back() != r) s.push_back(r);  // t grows, so ranks arrive sorted
-    }
+    };
+    if (present_)
+      for (std::size_t i = 0; i < present_->size(); ++i) read_by((*present_)[i], present_rank_[i]);
+    else
+      for (Extent t = 0; t < num_tuples_; ++t) read_by(t, tuple_rank(t));
     operand_layouts_.emplace_back(std::move(grid), Placement::sites(sites, ranks));
   }
+}
+
+void VertexSchedule::keep_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels,
+                                         const std::vector<const BlockShape*>& operand_shapes) {
+  const EinSum& e = resolved.einsum();
+  std::vector<std::optional<BlockShape>> masks(e.inputs.size());
+  for (std::size_t k = 0; k < operand_shapes.size() && k < masks.size(); ++k)
+    if (operand_shapes[k])
+      masks[k] = operand_shapes[k]->on(BlockGrid(resolved.extents(e.inputs[k]), [&] {
+        std::vector<Extent> parts;
+        for (char c : e.inputs[k]) parts.push_back(tuple_parts_[tuple_labels.find(c)]);
+        return parts;
+      }()));
+  // A tuple's flops are proportional to its box in the grid of all its labels (numbered like the tuples).
+  const BlockGrid tuples(resolved.extents(tuple_labels), tuple_parts_);
+  std::vector<Extent> weights;
+  present_.emplace();
+  Extent total = 0;
+  for (Extent t = 0; t < num_tuples_; ++t) {
+    bool runs = true;
+    for (std::size_t k = 0; k < masks.size() && runs; ++k) runs = !masks[k] || masks[k]->present(operand_block(k, t));
+    if (!runs) continue;
+    present_->push_back(t);
+    weights.push_back(tuples.box(tuples.key(t)).size());
+    total += weights.back();
+  }
+  // Tuple i runs on the rank whose even share of the flops holds the flops before it.
+  Extent before = 0;
+  for (Extent w : weights) {
+    present_rank_.push_back(
+        static_cast<int>(static_cast<long double>(before) * ranks_ / static_cast<long double>(total)));
+    before += w;
+  }
+}
+
+std::size_t VertexSchedule::present_index(Extent t) const {
+  const auto it = std::lower_bound(present_->begin(), present_->end(), t);
+  if (it == present_->end() || *it != t)
+    throw Error("join tuple " + std::to_string(t) + " does not run: an operand block it reads is absent");
+  return static_cast<std::size_t>(it - present_->begin());
+}
+
+int VertexSchedule::tuple_rank(Extent t) const {
+  if (partials_) return partials_->owner(t);
+  if (present_) return present_rank_[present_index(t)];
+  return static_cast<int>(t * ranks_ / num_tuples_);
+}
+
+std::optional<BlockShape> VertexSchedule::output_shape() const {
+  if (!present_) return std::nullopt;
+  const BlockGrid& grid = output_layout_->grid();
+  std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()), false);
+  for (Extent t : *present_) present[static_cast<std::size_t>(output_block(t))] = true;
+  return BlockShape(grid, std::move(present));
 }
 
 VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials)
@@ -76,14 +138,22 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials
   }
 }
 
-std::pair<Extent, Extent> VertexSchedule::tuples_of(int rank) const {
+std::vector<Extent> VertexSchedule::tuples_of(int rank) const {
+  std::vector<Extent> tuples;
   if (partials_) {  // a type: the one block the rank holds
     const std::vector<Extent> blocks = partials_->blocks_of(rank);
-    return blocks.empty() ? std::make_pair(Extent{0}, Extent{0}) : std::make_pair(blocks[0], blocks[0] + 1);
+    if (!blocks.empty()) tuples.push_back(blocks[0]);
+    return tuples;
+  }
+  if (present_) {
+    for (std::size_t i = 0; i < present_->size(); ++i)
+      if (present_rank_[i] == rank) tuples.push_back((*present_)[i]);
+    return tuples;
   }
   // t runs on rank r when r·J/R <= t < (r+1)·J/R, rounded up.
   const Extent J = num_tuples_, R = ranks_;
-  return {(rank * J + R - 1) / R, ((rank + 1) * J + R - 1) / R};
+  for (Extent t = (rank * J + R - 1) / R; t < ((rank + 1) * J + R - 1) / R; ++t) tuples.push_back(t);
+  return tuples;
 }
 
 Extent VertexSchedule::block_of(const std::vector<int>& digits, Extent t) const {
@@ -96,6 +166,13 @@ Extent VertexSchedule::block_of(const std::vector<int>& digits, Extent t) const 
 Extent VertexSchedule::operand_block(std::size_t k, Extent t) const { return block_of(operand_digits_[k], t); }
 
 Extent VertexSchedule::first_tuple(Extent g) const {
+  const Extent start = group_start(g);
+  if (!present_) return start;
+  const auto it = std::lower_bound(present_->begin(), present_->end(), start);
+  return it != present_->end() && *it < start + group_size_ ? *it : -1;
+}
+
+Extent VertexSchedule::group_start(Extent g) const {
   // g's digits (C order over the output dimensions) at their tuple labels' strides; aggregated digits 0.
   Extent t = 0;
   for (std::size_t i = output_digits_.size(); i-- > 0;) {
@@ -113,9 +190,17 @@ std::vector<int> VertexSchedule::contributors(Extent g) const {
     return sites;
   }
   std::vector<int> ranks;
-  const Extent first = first_tuple(g);
-  for (Extent t = first; t < first + group_size_; ++t)
-    if (ranks.empty() || ranks.back() != tuple_rank(t)) ranks.push_back(tuple_rank(t));
+  const Extent start = group_start(g);
+  auto add = [&](int r) {
+    if (ranks.empty() || ranks.back() != r) ranks.push_back(r);
+  };
+  if (present_) {
+    for (auto it = std::lower_bound(present_->begin(), present_->end(), start);
+         it != present_->end() && *it < start + group_size_; ++it)
+      add(present_rank_[static_cast<std::size_t>(it - present_->begin())]);
+  } else {
+    for (Extent t = start; t < start + group_size_; ++t) add(tuple_rank(t));
+  }
   return ranks;
 }
 
@@ -199,6 +284,24 @@ JoinOp join_of(AggOp op) {
   return JoinOp::add;
 }
 
+// The layout of a value first placed as an operand is: with a shape, every present block has a site (a
+// block its first reader's tuples skip gets the rank an even spread gives it), so that a later reader
+// finds it; absent blocks have none.
+BlockLayout value_layout(const BlockLayout& operand, const std::optional<BlockShape>& shape) {
+  if (!shape) return operand;
+  const BlockGrid& grid = operand.grid();
+  const BlockShape present = shape->on(grid);
+  const Placement spread = Placement::spread(grid.num_blocks(), operand.num_ranks());
+  std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
+  for (Extent b = 0; b < grid.num_blocks(); ++b) {
+    if (!present.present(b)) continue;
+    auto& s = sites[static_cast<std::size_t>(b)];
+    for (int i = 0; i < operand.placement().num_sites(b); ++i) s.push_back(operand.placement().site(b, i));
+    if (s.empty()) s.push_back(spread.site(b, 0));
+  }
+  return BlockLayout(grid, Placement::sites(sites, operand.num_ranks()));
+}
+
 }  // namespace
 
 Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
@@ -220,15 +323,27 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     throw Error("a schedule got " + std::to_string(partitions.size()) + " partition vectors for a graph of " +
                 std::to_string(graph.size()) + " vertices");
   const std::vector<std::string> orders = tuple_orders(graph, partitions);
+  shapes_.resize(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    vertices_[v].emplace(vertex, partitions[v], ranks, orders[v]);
+    if (vertex.is_input()) {
+      if (vertex.sparse && !vertex.shape)
+        throw Error("sparse input '" + vertex.name +
+                    "' has no block shape: bind one before planning (docs/sparse.md: Graph::bind_shape, or for "
+                    "einrel run a mask or norms dataset next to it, --drop-zero-blocks or --random-density)");
+      shapes_[v] = vertex.shape;
+      continue;
+    }
+    std::vector<const BlockShape*> operand_shapes;
+    if (skips_absent_blocks(vertex.resolved->einsum()))
+      for (VertexId in : vertex.inputs) operand_shapes.push_back(shapes_[in] ? &*shapes_[in] : nullptr);
+    vertices_[v].emplace(vertex, partitions[v], ranks, orders[v], operand_shapes);
+    shapes_[v] = vertices_[v]->output_shape();
     layouts_[v] = vertices_[v]->output_layout();
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];
       ++uses_[in];
-      if (!layouts_[in]) layouts_[in] = vertices_[v]->operand_layout(k);
+      if (!layouts_[in]) layouts_[in] = value_layout(vertices_[v]->operand_layout(k), shapes_[in]);
       std::optional<std::size_t> same;
       for (std::size_t j = 0; j < k && !same; ++j)
         if (vertex.inputs[j] == in && vertices_[v]->operand_layout(j) == vertices_[v]->operand_layout(k)) same = j;
@@ -239,6 +354,9 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (w >= graph.size() || next >= graph.size() || !graph.vertex(w).is_input() || graph.vertex(next).is_input() ||
         graph.vertex(w).bound != graph.vertex(next).bound || graph.vertex(w).dtype != graph.vertex(next).dtype)
       throw Error("a carried value needs an input and an EinSum vertex of one bound and dtype");
+    if (shapes_[w] || shapes_[next])
+      throw Error("a carried value cannot be sparse: '" + graph.vertex(w).name + "' is fed back from '" +
+                  graph.vertex(next).name + "'");
     layouts_[w] = layouts_[next];
     carried_[w] = true;
   }
@@ -320,7 +438,8 @@ class Schedule::TransitionPass {
     const Vertex& vertex = graph_.vertex(v);
     const EinSum& e = vertex.resolved->einsum();
     if (vertex.inputs.size() != 2 || vertex.inputs[0] == vertex.inputs[1] || s_.kept_[v] || readers_[v].size() != 1 ||
-        e.map.kind != MapKind::identity || e.inputs[0] != e.output || e.inputs[1] != e.output)
+        s_.shapes_[vertex.inputs[0]] || s_.shapes_[vertex.inputs[1]] || e.map.kind != MapKind::identity ||
+        e.inputs[0] != e.output || e.inputs[1] != e.output)
       return;
     const VertexId P = vertex.inputs[0], Q = vertex.inputs[1];
     for (VertexId in : {P, Q}) {
@@ -399,7 +518,7 @@ class Schedule::TransitionPass {
   // Reduce v's partial results to its owners, or leave them for its one reader's collectives.
   void choose_reduction(VertexId v) {
     const VertexSchedule& vs = *s_.vertices_[v];
-    if (vs.group_size() == 1 || s_.kept_[v] || readers_[v].size() != 1 || vs.on_partials()) return;
+    if (vs.group_size() == 1 || s_.kept_[v] || readers_[v].size() != 1 || vs.on_partials() || s_.shapes_[v]) return;
     const auto [w, k] = readers_[v][0];
     const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
     const std::size_t element = element_bytes(v);

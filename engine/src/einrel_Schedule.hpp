@@ -27,24 +27,34 @@ namespace einrel::engine {
 class VertexSchedule {
  public:
   // Throws Error unless `output_order` is empty (the equation's order) or a permutation of the output labels.
+  // `operand_shapes` (one per operand, null for a dense one; none at all for a dense vertex) are the shapes
+  // of the operands' values when the vertex skips absent blocks (skips_absent_blocks, docs/sparse.md): only
+  // the join tuples whose operand blocks are all present run, spread over the ranks so that each rank gets
+  // an even share of their flops (not of their number), in the same order; an output block no tuple feeds
+  // is absent, and an operand block no tuple reads has no site.
   VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
-                 const std::string& output_order = {});
+                 const std::string& output_order = {}, const std::vector<const BlockShape*>& operand_shapes = {});
   // An element-wise vertex whose operands are partial results laid out as `partials` (one summand per site
   // of each block): one tuple per block on each of its sites, combining the rank's summands with the join
   // (Schedule::on_partials); operands and output in `partials`, whatever the vertex's partition vector.
   VertexSchedule(const Vertex& vertex, const redistribute::BlockLayout& partials);
 
   int ranks() const { return ranks_; }
+  // The join tuples of d (present or not), and n_agg, the tuples per output block.
   Extent num_tuples() const { return num_tuples_; }
-  Extent group_size() const { return group_size_; }  // n_agg, tuples per output block
-  int tuple_rank(Extent t) const {
-    return partials_ ? partials_->owner(t) : static_cast<int>(t * ranks_ / num_tuples_);
-  }
-  // This rank's tuples [first, last).
-  std::pair<Extent, Extent> tuples_of(int rank) const;
-  // The output block tuple t feeds, and the first of the n_agg consecutive tuples feeding block g.
+  Extent group_size() const { return group_size_; }
+  // Whether only some tuples run (the vertex skips absent blocks), and which: increasing.
+  bool sparse() const { return present_.has_value(); }
+  const std::vector<Extent>& present_tuples() const { return *present_; }
+  // The rank running tuple t (a present one).
+  int tuple_rank(Extent t) const;
+  // This rank's tuples, increasing.
+  std::vector<Extent> tuples_of(int rank) const;
+  // The output block tuple t feeds, and the first running tuple feeding block g (of a present block).
   Extent output_block(Extent t) const { return block_of(output_digits_, t); }
   Extent first_tuple(Extent g) const;
+  // The output's shape for a sparse vertex: the blocks some running tuple feeds.
+  std::optional<BlockShape> output_shape() const;
   // The block of operand k that tuple t reads (a block id of operand_layout(k)'s grid).
   Extent operand_block(std::size_t k, Extent t) const;
   // Operand k cut by d[l_k], each block on the ranks of the tuples that read it.
@@ -64,6 +74,13 @@ class VertexSchedule {
  private:
   // The block id, in C order over a tensor's labels, whose key takes t's digits at `digits` (one per dimension).
   Extent block_of(const std::vector<int>& digits, Extent t) const;
+  // The first of the n_agg consecutive tuples feeding block g, running or not.
+  Extent group_start(Extent g) const;
+  // The running tuples of one sparse vertex and their ranks, by flops (the sparse constructor's part).
+  void keep_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels,
+                           const std::vector<const BlockShape*>& operand_shapes);
+  // Index of tuple t in present_tuples(); throws Error for a tuple that does not run.
+  std::size_t present_index(Extent t) const;
 
   int ranks_;
   Extent num_tuples_ = 1, group_size_ = 1;
@@ -74,6 +91,8 @@ class VertexSchedule {
   std::vector<redistribute::BlockLayout> operand_layouts_;
   std::optional<redistribute::BlockLayout> output_layout_;
   std::optional<redistribute::BlockLayout> partials_;  // set for a vertex on partial results
+  std::optional<std::vector<Extent>> present_;         // a sparse vertex's running tuples
+  std::vector<int> present_rank_;                      // and the rank of each
 };
 
 // Each EinSum vertex's output order (VertexSchedule) under `partitions`: the order in which its first reader
@@ -127,6 +146,10 @@ class Schedule {
   // InputReads::again for an input read by one operand edge that is no graph output and not carried; nothing
   // is loaded for it before the run, and it moves nothing.
   bool streamed(VertexId v) const { return streamed_[v]; }
+  // The shape of a block-sparse value (docs/sparse.md): a sparse input's bound shape, or the output shape of
+  // a vertex that skips absent blocks and reads a sparse value; empty for a dense value. Its layout has no
+  // site for an absent block.
+  const std::optional<BlockShape>& shape(VertexId v) const { return shapes_[v]; }
   const MachineModel& model() const { return model_; }
   // The model's time for EinSum vertex v's communication, each part's busiest rank: its operands'
   // transitions and reads, and the reduction of its partial results unless deferred (a deferred one is in
@@ -176,6 +199,7 @@ class Schedule {
   std::vector<partition::PartitionVector> partitions_;
   std::vector<std::optional<VertexSchedule>> vertices_;
   std::vector<std::optional<redistribute::BlockLayout>> layouts_;
+  std::vector<std::optional<BlockShape>> shapes_;
 };
 
 // Per vertex, whether a schedule with `reads` streams it (Schedule::streamed): with InputReads::again, the graph

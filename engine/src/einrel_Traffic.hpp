@@ -19,7 +19,16 @@ struct RankTraffic {
   std::size_t peak_block_bytes = 0;
   Extent tuples = 0;
   Extent floats_read = 0;  // of graph inputs read again from their source during the run (InputReads::again)
+  double flops = 0;        // of the kernel calls it ran (call_flops): what a block-sparse run skips shows here
 };
+
+// The flops of one kernel call on blocks resolved as `r` with `operands` operands: 2 per join result of a
+// binary call that aggregates (a multiply and an add), one otherwise.
+inline double call_flops(const ResolvedEinSum& r, std::size_t operands) {
+  double joins = 1;
+  for (Extent n : r.extents(r.unique_labels())) joins *= static_cast<double>(n);
+  return (operands > 1 && !r.aggregated_labels().empty() ? 2 : 1) * joins;
+}
 
 // The figures of every rank and, per vertex, the floats moved between ranks (the sum over ranks of
 // what they sent for it; zero for inputs).

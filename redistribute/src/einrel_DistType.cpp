@@ -185,7 +185,7 @@ BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh) {
 
 std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh& mesh) {
   const BlockGrid& grid = layout.grid();
-  if (layout.num_ranks() != mesh.size()) return std::nullopt;
+  if (layout.num_ranks() != mesh.size() || layout.placement().has_absent()) return std::nullopt;
   for (int d = 0; d < grid.rank(); ++d)
     if (grid.bound()[d] % grid.parts()[d] != 0 || grid.extent(d, 0) != grid.bound()[d] / grid.parts()[d])
       return std::nullopt;

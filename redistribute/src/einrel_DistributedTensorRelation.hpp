@@ -71,7 +71,8 @@ class DistributedTensorRelation {
 };
 
 // Collective over the relation's communicator: the same tensor in layout `to` (same bound, any grid and
-// placement), each rank receiving exactly the overlaps its new blocks need. Plans once and executes on
+// placement), each rank receiving exactly the overlaps its new blocks need (an absent block of `from`, of a
+// block-sparse value, reads as zeros). Plans once and executes on
 // `exchange` (whose buffers are reused across calls); `stats`, when given, receives the exchange's
 // counts. A caller that repeats one redistribution keeps the RedistributionPlan and calls
 // exchange.execute directly.
@@ -84,6 +85,8 @@ DistributedTensorRelation<Scalar, MemorySpace> redistribute(const ExecutionSpace
     throw Error("an exchange moves the blocks of relations made from its own communicator");
   const RedistributionPlan plan(from.layout(), to, from.comm().rank(), sizeof(Scalar), limits);
   auto result = DistributedTensorRelation<Scalar, MemorySpace>::allocate("einrel::redistribute", from.comm(), to);
+  if (from.layout().placement().has_absent())  // absent source blocks send nothing: their pieces read as zero
+    for (const auto& [key, block] : result.local()) Kokkos::deep_copy(exec, block.view(), Scalar(0));
   const ExchangeStats s = exchange.execute(exec, plan, from.local(), result.local());
   if (stats) *stats = s;
   return result;

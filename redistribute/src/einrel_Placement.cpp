@@ -28,7 +28,7 @@ Placement Placement::sites(const std::vector<std::vector<int>>& sites, int num_r
   p.offsets_.push_back(0);
   for (std::size_t b = 0; b < sites.size(); ++b) {
     const auto& s = sites[b];
-    if (s.empty()) throw Error("block " + std::to_string(b) + " of a placement has no site");
+    if (s.empty()) p.has_absent_ = true;
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (s[i] < 0 || s[i] >= num_ranks)
         throw Error("block " + std::to_string(b) + " is placed on rank " + std::to_string(s[i]) + " of " +
@@ -97,7 +97,7 @@ int Placement::owner(Extent b) const {
 int Placement::source_for(Extent b, int rank) const {
   if (holds(rank, b)) return rank;
   const int n = num_sites(b);
-  return site(b, static_cast<int>((rank + b) % n));
+  return n == 0 ? -1 : site(b, static_cast<int>((rank + b) % n));
 }
 
 bool operator==(const Placement& a, const Placement& b) {

@@ -7,15 +7,16 @@
 
 namespace einrel::redistribute {
 
-// The site map of a distributed tensor relation (TRA paper §4): for each of n blocks, the non-empty set
-// of ranks (sites) that hold a copy. Every rank computes it locally, without communication.
+// The site map of a distributed tensor relation (TRA paper §4): for each of n blocks, the set of ranks
+// (sites) that hold a copy. Every rank computes it locally, without communication.
 //  - spread:     Part_D with blocks in C order spread evenly: block b on rank floor(b·R/n). With n >= R
 //                every rank holds floor(n/R) or ceil(n/R) consecutive blocks; with n < R (a plan with
 //                fewer blocks than ranks) ranks without a block idle for that tensor.
 //  - replicated: All, every block on every rank.
 //  - owners:     Part_D with an explicit rank per block.
-//  - sites:      any explicit non-empty set of ranks per block (a block replicated on the ranks whose
-//                join tuples need it).
+//  - sites:      any explicit set of ranks per block (a block replicated on the ranks whose join tuples
+//                need it). An empty set is an absent block (docs/sparse.md): of a block-sparse value, a
+//                block all zero and stored nowhere; of an operand, a block no join tuple reads.
 class Placement {
  public:
   // Throw Error unless num_ranks >= 1, num_blocks >= 1 and every named rank is in [0, num_ranks).
@@ -33,12 +34,15 @@ class Placement {
   bool holds(int rank, Extent b) const;
   // Blocks on `rank`, increasing.
   std::vector<Extent> blocks_of(int rank) const;
-  // The one site of a block with exactly one; throws Error for a replicated block.
+  // Whether block b has no site (an explicit empty set), and whether any block has none.
+  bool absent(Extent b) const { return num_sites(b) == 0; }
+  bool has_absent() const { return has_absent_; }
+  // The one site of a block with exactly one; throws Error for a replicated or absent block.
   int owner(Extent b) const;
 
   // Which copy of block b serves a reader on `rank`: its own when it holds one, else one of the sites
-  // chosen by (rank + b) so that readers of a replicated block are spread over its copies. Both ends
-  // of an exchange compute the same answer.
+  // chosen by (rank + b) so that readers of a replicated block are spread over its copies; -1 for an
+  // absent block (nothing to read). Both ends of an exchange compute the same answer.
   int source_for(Extent b, int rank) const;
 
   friend bool operator==(const Placement& a, const Placement& b);
@@ -52,6 +56,7 @@ class Placement {
   int num_ranks_;
   std::vector<Extent> offsets_;  // explicit_sites: sites of b are sites_[offsets_[b] .. offsets_[b+1])
   std::vector<int> sites_;
+  bool has_absent_ = false;
 };
 
 }  // namespace einrel::redistribute

@@ -67,6 +67,7 @@ RedistributionPlan::RedistributionPlan(const BlockLayout& from, const BlockLayou
     for_each_overlap(source, target.box(target.key(t)), [&](const std::vector<Extent>& key, const Box& box) {
       const Extent s = source.id(key);
       const int site = source_sites.source_for(s, rank);
+      if (site < 0) return;  // an absent source block: the target's piece stays zero (docs/sparse.md)
       (site == rank ? local_ : receives[site]).push_back({s, t, box, 0});
     });
 
@@ -130,7 +131,7 @@ ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to)
       const Extent s = source.id(key);
       for (int i = 0; i < to.placement().num_sites(t); ++i) {
         const int reader = to.placement().site(t, i), writer = from.placement().source_for(s, reader);
-        if (writer == reader) continue;
+        if (writer == reader || writer < 0) continue;
         v.sent[writer] += box.size();
         v.received[reader] += box.size();
       }

@@ -135,6 +135,27 @@ void read_run_options(const ParsedArgs& p, RunOptions& options) {
   options.progress = option(p, "progress").has_value();
 }
 
+// The block-sparse options of `run` (docs/sparse.md): --random-density, --sparse-tile, --drop-zero-blocks,
+// --sparse-output.
+void read_sparse_options(const ParsedArgs& p, RunOptions& options) {
+  if (auto density = option(p, "random-density")) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(*density, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != density->size() || !(value > 0 && value <= 1))
+      throw Error("--random-density needs a fraction of blocks in (0, 1], got '" + *density + "'");
+    if (!options.random_seed) throw Error("--random-density shapes the inputs --random makes: give --random SEED");
+    options.random_density = value;
+  }
+  if (auto tile = option(p, "sparse-tile")) options.sparse_tile = parse_positive(*tile, "sparse-tile");
+  options.drop_zero_blocks = option(p, "drop-zero-blocks").has_value();
+  options.sparse_output = option(p, "sparse-output").has_value();
+}
+
 RunOptions parse_run(const std::vector<std::string>& args) {
   // --bind may repeat: each occurrence is parsed on its own.
   std::vector<std::string> rest, binds;
@@ -147,17 +168,18 @@ RunOptions parse_run(const std::vector<std::string>& args) {
       rest.push_back(args[i]);
     }
   }
-  const ParsedArgs p =
-      parse_args(rest,
-                 {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit",
-                  "memory-limit", "transitions", "input-reads", "objective", "machine"},
-                 {"check", "progress", "bind", "no-warm-memory"}, "run");
+  const ParsedArgs p = parse_args(
+      rest,
+      {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit",
+       "transitions", "input-reads", "objective", "machine", "random-density", "sparse-tile"},
+      {"check", "progress", "bind", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
   options.graph = graph_argument(p, "run");
   options.input = option(p, "input");
   options.output = option(p, "output");
   read_run_options(p, options);
+  read_sparse_options(p, options);
   options.bind = binds;
   return options;
 }

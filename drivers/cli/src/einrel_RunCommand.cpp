@@ -182,11 +182,14 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   complete(MPI_Ireduce(seconds.data(), seconds_max.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MAX, 0, comm.get(),
                        &request),
            request, "MPI_Ireduce");
-  const long long mine[5] = {result.traffic.floats_sent, result.traffic.floats_received,
-                             static_cast<long long>(result.traffic.peak_block_bytes), result.traffic.tuples,
-                             static_cast<long long>(peak_allocated_bytes)};
-  std::vector<long long> all(5 * static_cast<std::size_t>(comm.size()));
-  complete(MPI_Igather(mine, 5, MPI_LONG_LONG, all.data(), 5, MPI_LONG_LONG, 0, comm.get(), &request), request,
+  const long long mine[6] = {result.traffic.floats_sent,
+                             result.traffic.floats_received,
+                             static_cast<long long>(result.traffic.peak_block_bytes),
+                             result.traffic.tuples,
+                             static_cast<long long>(peak_allocated_bytes),
+                             static_cast<long long>(result.traffic.flops)};
+  std::vector<long long> all(6 * static_cast<std::size_t>(comm.size()));
+  complete(MPI_Igather(mine, 6, MPI_LONG_LONG, all.data(), 6, MPI_LONG_LONG, 0, comm.get(), &request), request,
            "MPI_Igather");
   const std::vector<long long> nonfinite = nonfinite_counts(graph, result.values, comm.rank());
   std::vector<long long> nonfinite_sum(nonfinite.size());
@@ -208,8 +211,8 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.procs = plan.procs;
   report.transitions = engine::transition_policy_name(schedule.transition_policy());
   for (int r = 0; r < comm.size(); ++r) {
-    const long long* x = &all[5 * static_cast<std::size_t>(r)];
-    report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3]});
+    const long long* x = &all[6 * static_cast<std::size_t>(r)];
+    report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3], 0, static_cast<double>(x[5])});
     report.peak_allocated_bytes.push_back(static_cast<std::size_t>(x[4]));
     if (x[3] > 0) ++report.computing_ranks;
   }
@@ -271,6 +274,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   if (options.progress && root) engine.on_vertex_done = progress_printer(graph);
   Sources sources;
   collectively(comm, [&] { sources = rundata::input_sources(graph, options); });
+  rundata::bind_input_shapes(comm, graph, sources, options);
   Session session(comm, std::move(graph), engine);
   BlockPool<Memory>::instance().reset_statistics();
 
@@ -332,7 +336,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);
     rundata::write_values(comm, session.graph(), result->values, rundata::outputs_by_name(session.graph()),
-                          *options.output);
+                          *options.output, options.sparse_output);
   }
   collectively(comm, [&] {
     if (report_file) report_file->commit();

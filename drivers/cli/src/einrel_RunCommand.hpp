@@ -25,6 +25,13 @@ struct RunOptions {
   std::optional<std::string> output;  // HDF5 file to create with one root dataset per graph output
   std::optional<std::string> report;  // JSON run report to create
   std::optional<std::uint64_t> random_seed;
+  // Block-sparse inputs (docs/sparse.md): the block density of the random shapes --random gives them, the
+  // block edge of the shapes einrel makes (random ones, --drop-zero-blocks), whether a sparse input without a
+  // mask or norms dataset takes its shape from its all-zero blocks, and whether outputs carry their mask.
+  std::optional<double> random_density;
+  Extent sparse_tile = 256;
+  bool drop_zero_blocks = false;
+  bool sparse_output = false;
   bool check = false;     // compare with the single-rank unpartitioned evaluation
   bool progress = false;  // rank 0 prints each finished vertex with the elapsed time
   engine::Options engine;

@@ -1,7 +1,9 @@
 #include <einrel_CounterRandom.hpp>
+#include <einrel_Hdf5Shapes.hpp>
 #include <einrel_RunData.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace einrel::rundata {
@@ -39,6 +41,120 @@ Sources input_sources(const Graph& graph, const RunOptions& options) {
   return sources;
 }
 
+namespace {
+
+// The even grid of `bound` with blocks of edge `tile` (fewer where an extent is smaller).
+BlockGrid tile_grid(const Bound& bound, Extent tile) {
+  std::vector<Extent> parts;
+  for (Extent e : bound) parts.push_back(std::max<Extent>(1, (e + tile - 1) / tile));
+  return BlockGrid(bound, parts);
+}
+
+// The random stream of input number `input`'s shape: apart from the streams of the inputs' elements.
+constexpr std::uint32_t shape_stream(std::uint32_t input) { return 0x80000000u | input; }
+
+// A block is present when its counter_random value u (index: the block's id) has (u + 1) / 2 < density.
+BlockShape random_shape(const Bound& bound, Extent tile, std::uint64_t seed, std::uint32_t input, double density) {
+  const BlockGrid grid = tile_grid(bound, tile);
+  std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()));
+  for (Extent b = 0; b < grid.num_blocks(); ++b)
+    present[static_cast<std::size_t>(b)] =
+        (counter_random<double>(seed, shape_stream(input), static_cast<std::uint64_t>(b)) + 1) / 2 < density;
+  return BlockShape(grid, std::move(present));
+}
+
+// Collective: the shape whose present blocks (of edge `tile`) hold a non-zero element of `source`. Each
+// rank reads every R-th block; the ranks then agree on the mask.
+BlockShape zero_block_shape(const Communicator& comm, io::InputFiles& files, const io::DatasetSource& source,
+                            Dtype dtype, const Bound& bound, Extent tile) {
+  const BlockGrid grid = tile_grid(bound, tile);
+  std::vector<unsigned char> mine(static_cast<std::size_t>(grid.num_blocks()), 0), all(mine.size());
+  dispatch_dtype(dtype, [&](auto scalar) {
+    using S = decltype(scalar);
+    std::vector<std::vector<S>> data;
+    std::vector<io::HostBox> boxes;
+    std::vector<Extent> ids;
+    for (Extent b = comm.rank(); b < grid.num_blocks(); b += comm.size()) {
+      const Box box = grid.box(grid.key(b));
+      data.emplace_back(static_cast<std::size_t>(box.size()));
+      ids.push_back(b);
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) boxes.push_back({grid.box(grid.key(ids[i])), data[i].data()});
+    files.read(source, dtype, bound, boxes);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      mine[static_cast<std::size_t>(ids[i])] = std::any_of(data[i].begin(), data[i].end(), [](S x) { return x != 0; });
+  });
+  MPI_Request request;
+  redistribute::complete(MPI_Iallreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_UNSIGNED_CHAR,
+                                        MPI_MAX, comm.get(), &request),
+                         request, "MPI_Iallreduce");
+  return BlockShape(grid, std::vector<bool>(all.begin(), all.end()));
+}
+
+// Sets to zero the elements of `data` (the C-order elements of `box`) that lie in absent blocks of `shape`:
+// the shape is the truth about a sparse input, whatever its source holds there.
+template <class S>
+void zero_absent(const BlockShape& shape, const Box& box, S* data) {
+  const std::vector<Extent> extents = box.extents();
+  const int rank = static_cast<int>(extents.size());
+  if (rank == 0 || box.empty()) return;
+  for_each_overlap(shape.grid(), box, [&](const std::vector<Extent>& key, const Box& part) {
+    if (shape.present(shape.grid().id(key))) return;
+    // Each run of the last dimension inside `part`, at its offset in the box.
+    std::vector<Extent> at = part.lo;
+    const Extent run = part.hi[rank - 1] - part.lo[rank - 1];
+    while (true) {
+      Extent offset = 0;
+      for (int d = 0; d < rank; ++d) offset = offset * extents[d] + (at[d] - box.lo[d]);
+      std::memset(data + offset, 0, static_cast<std::size_t>(run) * sizeof(S));
+      int d = rank - 2;
+      for (; d >= 0; --d) {
+        if (++at[d] < part.hi[d]) break;
+        at[d] = part.lo[d];
+      }
+      if (d < 0) return;
+    }
+  });
+}
+
+}  // namespace
+
+void bind_input_shapes(const Communicator& comm, Graph& graph, const Sources& sources, const RunOptions& options) {
+  std::unique_ptr<io::InputFiles> files;  // for --drop-zero-blocks
+  std::uint32_t input = 0;
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (!vertex.is_input()) continue;
+    const std::uint32_t position = input++;
+    if (!vertex.sparse) continue;
+    std::optional<BlockShape> shape;
+    if (options.random_seed) {
+      collectively(comm, [&] {
+        if (!options.random_density)
+          throw Error("sparse input '" + vertex.name +
+                      "' needs --random-density F with --random: the fraction of "
+                      "its blocks that are present");
+        shape =
+            random_shape(vertex.bound, options.sparse_tile, *options.random_seed, position, *options.random_density);
+      });
+    } else {
+      const io::DatasetSource& source = sources.at(vertex.name);
+      collectively(comm, [&] { shape = io::read_block_shape(source, vertex.bound); });
+      if (!shape && options.drop_zero_blocks) {
+        if (!files) files = std::make_unique<io::InputFiles>(comm);
+        shape = zero_block_shape(comm, *files, source, vertex.dtype, vertex.bound, options.sparse_tile);
+      }
+      collectively(comm, [&] {
+        if (!shape)
+          throw Error("sparse input '" + vertex.name + "' has no block shape: '" + source.file + "' has no dataset '" +
+                      io::mask_dataset(source.dataset) + "' or '" + io::norms_dataset(source.dataset) +
+                      "' (docs/sparse.md); give one, or --drop-zero-blocks");
+      });
+    }
+    graph.bind_shape(v, std::move(*shape));
+  }
+}
+
 std::optional<engine::FailureInjection> failure_injection() {
   if (const char* inject = std::getenv("EINREL_TEST_INJECT_FAILURE"); inject && *inject)
     return engine::parse_failure_injection(inject);
@@ -60,7 +176,7 @@ void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks,
     for (const auto& [box, block] : blocks)
       fill_counter_random(Exec{}, *options_.random_seed, streams_.at(v), vertex.bound, box, block.view());
     compat::fence(Exec{}, "einrel run: random inputs");
-    return;
+    if (!vertex.shape) return;
   }
   std::vector<io::HostBox> boxes;
   std::vector<HostBlock<S>> hosts;
@@ -68,10 +184,14 @@ void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks,
     hosts.push_back(host_view(block));
     boxes.push_back({box, hosts.back().data()});
   }
-  if (call == engine::ReadCall::collective)
+  if (options_.random_seed)
+    for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(hosts[i], blocks[i].second.view());
+  else if (call == engine::ReadCall::collective)
     files_.read(sources_.at(vertex.name), vertex.dtype, vertex.bound, boxes);
   else
     files_.read_local(sources_.at(vertex.name), vertex.dtype, boxes);
+  if (vertex.shape)
+    for (std::size_t i = 0; i < blocks.size(); ++i) zero_absent(*vertex.shape, blocks[i].first, hosts[i].data());
   for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(blocks[i].second.view(), hosts[i]);
 }
 template void InputLoader::fill(VertexId, const engine::BoxedBlocks<float, Memory>&, engine::ReadCall);
@@ -130,14 +250,24 @@ void inject_at_write(const engine::Options& options, int rank,
 }
 
 void write_values(const Communicator& comm, const Graph& graph, const Values& values,
-                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path) {
+                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path, bool masks) {
   std::vector<io::DatasetBoxes> boxes;
+  std::vector<std::string> zero_filled;
+  std::vector<io::DatasetMask> mask_datasets;
   std::vector<std::shared_ptr<void>> keep;  // host copies of the blocks until written
   for (const auto& [name, v] : datasets) {
     const Vertex& vertex = graph.vertex(v);
     io::DatasetBoxes out{name, vertex.dtype, vertex.bound, {}};
     std::visit(
         [&](const auto& d) {
+          const redistribute::Placement& placement = d.layout().placement();
+          if (placement.has_absent()) zero_filled.push_back(name);
+          if (placement.has_absent() && masks) {
+            io::DatasetMask& m = mask_datasets.emplace_back();
+            m.name = name + ".mask";
+            m.dims = d.grid().parts();
+            for (Extent b = 0; b < d.grid().num_blocks(); ++b) m.values.push_back(placement.absent(b) ? 0 : 1);
+          }
           for (const auto& [key, block] : d.local()) {
             const Extent b = d.grid().id(key);
             if (d.layout().placement().site(b, 0) != comm.rank()) continue;
@@ -150,7 +280,7 @@ void write_values(const Communicator& comm, const Graph& graph, const Values& va
         *values[v]);
     boxes.push_back(std::move(out));
   }
-  io::write_boxes(comm, path, boxes);
+  io::write_boxes(comm, path, boxes, zero_filled, mask_datasets);
 }
 
 }  // namespace einrel::rundata

@@ -35,6 +35,13 @@ using Sources = std::map<std::string, io::DatasetSource>;
 // conflicting or missing sources and bindings of names that are no input.
 Sources input_sources(const Graph& graph, const RunOptions& options);
 
+// Collective: binds the block shape of every sparse input of `graph` (docs/sparse.md "Where shapes come
+// from"): with --random, a random shape of --random-density over blocks of edge --sparse-tile; else the
+// mask or norms dataset next to its source, or with --drop-zero-blocks the blocks of that edge that are all
+// zero in it. Throws the same Error on every rank for a sparse input with none.
+void bind_input_shapes(const redistribute::Communicator& comm, Graph& graph, const Sources& sources,
+                       const RunOptions& options);
+
 // The test-only EINREL_TEST_INJECT_FAILURE, parsed (docs/engine.md).
 std::optional<engine::FailureInjection> failure_injection();
 
@@ -82,9 +89,11 @@ void inject_at_write(const engine::Options& options, int rank,
                      const std::vector<std::pair<std::string, VertexId>>& datasets);
 
 // Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or
-// nothing), each block written by the first site that holds it.
+// nothing), each block written by the first site that holds it. A block-sparse value's absent blocks read
+// as zeros; with `masks`, its mask is written next to it ("NAME.mask", docs/sparse.md).
 void write_values(const redistribute::Communicator& comm, const Graph& graph, const Values& values,
-                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path);
+                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
+                  bool masks = false);
 
 }  // namespace einrel::rundata
 

@@ -18,7 +18,7 @@ void write_ranks(io::JsonWriter& j, const std::vector<engine::RankTraffic>& rank
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     j.begin_object().member("rank", r).member("floats_sent", ranks[r].floats_sent);
     j.member("floats_received", ranks[r].floats_received).member("peak_block_bytes", ranks[r].peak_block_bytes);
-    j.member("tuples", ranks[r].tuples);
+    j.member("tuples", ranks[r].tuples).member("flops", static_cast<long long>(ranks[r].flops));
     if (allocated.size() == ranks.size()) j.member("peak_allocated_bytes", allocated[r]);
     if (estimated.size() == ranks.size()) j.member("estimated_peak_allocated_bytes", estimated[r]);
     j.end_object();

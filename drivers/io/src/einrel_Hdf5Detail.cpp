@@ -20,6 +20,8 @@ std::string describe_type(hid_t type) {
   }
 }
 
+}  // namespace
+
 // True when every link on the way to `path` exists (H5Lexists fails, rather than answering no, when
 // a group on the way is missing).
 bool link_exists(hid_t file, const std::string& path) {
@@ -29,8 +31,6 @@ bool link_exists(hid_t file, const std::string& path) {
     if (end == std::string::npos) return true;
   }
 }
-
-}  // namespace
 
 Handle& Handle::operator=(Handle&& other) noexcept {
   if (this != &other) {

@@ -45,6 +45,10 @@ hid_t native_type(Dtype t);
 // dataset inside a group by its full path ("/group/A").
 std::string display_name(const std::string& dataset);
 
+// True when every link on the way to `path` exists (H5Lexists fails, rather than answering no, when a group
+// on the way is missing).
+bool link_exists(hid_t file, const std::string& path);
+
 // Opens `dataset` (a bare root name, or an absolute path "/group/A") in an open file and checks that it
 // exists, is a dataset, and has `dtype` and shape `bound` (0-d: a scalar dataspace). Throws Error whose
 // message starts with `where` ("input file 'in.h5'") and names the dataset and the difference.

@@ -3,6 +3,7 @@
 #include <einrel_Hdf5Detail.hpp>
 #include <einrel_ParallelHdf5.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -158,7 +159,36 @@ void InputFiles::read_local(const DatasetSource& source, Dtype dtype, const std:
                 "' failed");
 }
 
-void write_boxes(const Communicator& comm, const std::string& path, const std::vector<DatasetBoxes>& datasets) {
+namespace {
+
+// The creation properties of an output dataset: HDF5's defaults, or with zero written at allocation.
+Handle dataset_creation(bool zero_filled, hid_t type) {
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (!dcpl.ok() || !zero_filled) return dcpl;
+  const double zero[2] = {0, 0};  // as large as the largest element type
+  if (H5Pset_fill_value(dcpl.get(), type, zero) < 0 || H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_ALLOC) < 0)
+    return Handle();
+  return dcpl;
+}
+
+// Collective: creates a dataset of `type` and shape `bound` (0-d: a scalar) in `file`; throws `failure`.
+Handle create_dataset(hid_t file, const std::string& name, hid_t type, const Bound& bound, bool zero_filled,
+                      const std::string& failure) {
+  std::vector<hsize_t> dims(bound.begin(), bound.end());
+  const Handle space(
+      bound.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+      H5Sclose);
+  const Handle dcpl = dataset_creation(zero_filled, type);
+  if (!space.ok() || !dcpl.ok()) throw Error(failure);
+  Handle dataset(H5Dcreate2(file, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.ok()) throw Error(failure);
+  return dataset;
+}
+
+}  // namespace
+
+void write_boxes(const Communicator& comm, const std::string& path, const std::vector<DatasetBoxes>& datasets,
+                 const std::vector<std::string>& zero_filled, const std::vector<DatasetMask>& masks) {
   detail::silence_hdf5();
   // Rank 0 owns the temporary file's name and its fate; every rank writes into it.
   std::optional<AtomicFile> out;
@@ -177,15 +207,9 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
     for (const DatasetBoxes& d : datasets) {
       const std::string failure = "writing dataset '" + d.name + "' to '" + path + "' failed";
       std::optional<Handle> dataset;
+      const bool zero = std::find(zero_filled.begin(), zero_filled.end(), d.name) != zero_filled.end();
       collectively(comm, [&] {
-        std::vector<hsize_t> dims(d.bound.begin(), d.bound.end());
-        const Handle space(d.bound.empty() ? H5Screate(H5S_SCALAR)
-                                           : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                           H5Sclose);
-        dataset.emplace(H5Dcreate2(file->get(), d.name.c_str(), detail::native_type(d.dtype), space.get(), H5P_DEFAULT,
-                                   H5P_DEFAULT, H5P_DEFAULT),
-                        H5Dclose);
-        if (!space.ok() || !dataset->ok()) throw Error(failure);
+        dataset.emplace(create_dataset(file->get(), d.name, detail::native_type(d.dtype), d.bound, zero, failure));
       });
       std::vector<const Box*> selected;
       for (const ConstHostBox& b : d.boxes) selected.push_back(&b.box);
@@ -195,6 +219,18 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
             return H5Dwrite(dataset->get(), detail::native_type(d.dtype), mem, file_space, dxpl.get(), d.boxes[i].data);
           },
           failure);
+    }
+    for (const DatasetMask& m : masks) {
+      const std::string failure = "writing dataset '" + m.name + "' to '" + path + "' failed";
+      std::optional<Handle> dataset;
+      collectively(comm, [&] {
+        dataset.emplace(create_dataset(file->get(), m.name, H5T_NATIVE_UCHAR, m.dims, false, failure));
+      });
+      std::optional<std::string> failed;
+      if (comm.rank() == 0 &&
+          H5Dwrite(dataset->get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, dxpl.get(), m.values.data()) < 0)
+        failed = failure;
+      redistribute::agree_on_failure(comm, failed);
     }
     std::optional<std::string> failed;
     if (!file->close()) failed = "writing output file '" + path + "' failed";

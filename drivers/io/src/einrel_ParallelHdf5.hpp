@@ -80,8 +80,17 @@ struct DatasetBoxes {
 // each dataset once. All or nothing: the file is written under a temporary name and renamed by rank 0
 // only after every rank has written and closed it; on failure (the same Error on every rank) no file is
 // left at `path` and an existing one is untouched.
+// The datasets named in `zero_filled` (block-sparse outputs, docs/sparse.md) need not be covered: they are
+// created with fill value zero, written when their space is allocated, so what no rank writes reads as zero.
+// Each of `masks` (the same on every rank) is written whole by rank 0 as an unsigned 8-bit dataset.
+struct DatasetMask {
+  std::string name;
+  std::vector<Extent> dims;
+  std::vector<unsigned char> values;
+};
 void write_boxes(const redistribute::Communicator& comm, const std::string& path,
-                 const std::vector<DatasetBoxes>& datasets);
+                 const std::vector<DatasetBoxes>& datasets, const std::vector<std::string>& zero_filled = {},
+                 const std::vector<DatasetMask>& masks = {});
 
 }  // namespace einrel::io
 

@@ -1,0 +1,74 @@
+#include <einrel_BlockShape.hpp>
+#include <einrel_Error.hpp>
+
+#include <algorithm>
+
+namespace einrel {
+
+BlockShape::BlockShape(BlockGrid grid, std::vector<bool> present)
+    : grid_(std::move(grid)), present_(std::move(present)) {
+  if (static_cast<Extent>(present_.size()) != grid_.num_blocks())
+    throw Error("a block shape over " + std::to_string(grid_.num_blocks()) + " blocks got " +
+                std::to_string(present_.size()) + " entries");
+}
+
+Extent BlockShape::num_present() const { return std::count(present_.begin(), present_.end(), true); }
+
+double BlockShape::density() const {
+  Extent in = 0;
+  for (Extent b = 0; b < grid_.num_blocks(); ++b)
+    if (present(b)) in += grid_.box(grid_.key(b)).size();
+  const Extent all = num_elements(grid_.bound());
+  return all > 0 ? static_cast<double>(in) / static_cast<double>(all) : 0.0;
+}
+
+BlockShape BlockShape::on(const BlockGrid& grid) const {
+  if (grid.bound() != grid_.bound())
+    throw Error("a block shape of " + to_string(grid_.bound()) + " cannot describe a tensor of " +
+                to_string(grid.bound()));
+  if (grid == grid_) return *this;
+  std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()), false);
+  for (Extent b = 0; b < grid.num_blocks(); ++b)
+    for_each_overlap(grid_, grid.box(grid.key(b)), [&](const std::vector<Extent>& key, const Box&) {
+      if (!present[static_cast<std::size_t>(b)] && present_[static_cast<std::size_t>(grid_.id(key))])
+        present[static_cast<std::size_t>(b)] = true;
+    });
+  return BlockShape(grid, std::move(present));
+}
+
+namespace {
+
+bool keeps_zero(const MapOp& map) {
+  switch (map.kind) {
+    case MapKind::identity:
+    case MapKind::neg:
+    case MapKind::abs:
+    case MapKind::relu:
+    case MapKind::square:
+    case MapKind::sqrt:
+    case MapKind::tanh:
+    case MapKind::scale:
+    case MapKind::sign:
+      return true;
+    case MapKind::shift:
+      return map.constant == 0;
+    case MapKind::pow:
+      return map.constant > 0;
+    case MapKind::exp:
+    case MapKind::log:
+    case MapKind::sigmoid:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool skips_absent_blocks(const EinSum& e) {
+  bool aggregates = false;
+  for (const std::string& labels : e.inputs)
+    for (char c : labels) aggregates = aggregates || e.output.find(c) == std::string::npos;
+  return (e.inputs.size() == 1 || e.join == JoinOp::mul) && keeps_zero(e.map) && (!aggregates || e.agg == AggOp::sum);
+}
+
+}  // namespace einrel

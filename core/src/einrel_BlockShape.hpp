@@ -1,0 +1,48 @@
+#ifndef EINREL_BLOCKSHAPE_HPP
+#define EINREL_BLOCKSHAPE_HPP
+
+#include <einrel_BlockGrid.hpp>
+#include <einrel_EinSum.hpp>
+
+#include <vector>
+
+namespace einrel {
+
+// The shape of a block-sparse tensor relation (tensor-relational-algebra.txt §3: a relation need not hold
+// every key; docs/sparse.md): a grid over the tensor and which of its blocks are present. Every element of
+// an absent block is zero; a present block may hold zeros too.
+class BlockShape {
+ public:
+  // Throws Error unless `present` has one entry per block of the grid.
+  BlockShape(BlockGrid grid, std::vector<bool> present);
+
+  const BlockGrid& grid() const { return grid_; }
+  bool present(Extent block) const { return present_[static_cast<std::size_t>(block)]; }
+  const std::vector<bool>& mask() const { return present_; }
+  Extent num_present() const;
+  // The fraction of the tensor's elements that lie in present blocks.
+  double density() const;
+  // The shape of the same tensor cut by `grid`: a block is present when it overlaps a present block here
+  // (exact: a block of `grid` that overlaps none is all zero). Throws Error for another bound.
+  BlockShape on(const BlockGrid& grid) const;
+
+  friend bool operator==(const BlockShape& a, const BlockShape& b) {
+    return a.grid_ == b.grid_ && a.present_ == b.present_;
+  }
+
+ private:
+  BlockGrid grid_;
+  std::vector<bool> present_;
+};
+
+// Whether an EinSum skips absent operand blocks (docs/sparse.md "Which vertices stay sparse"): a join tuple
+// with an absent block of any operand contributes nothing to its output block, and an output block no
+// tuple contributes to is absent. Holds when zero annihilates the join (mul; any unary EinSum), the map
+// keeps zero (f(0) = 0) and the aggregation, if any label is aggregated, is sum (zero is its identity).
+// Other vertices are computed dense: their absent operand blocks are read as zeros, and their output is
+// dense.
+bool skips_absent_blocks(const EinSum& e);
+
+}  // namespace einrel
+
+#endif

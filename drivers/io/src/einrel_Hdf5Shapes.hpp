@@ -1,0 +1,29 @@
+#ifndef EINREL_HDF5SHAPES_HPP
+#define EINREL_HDF5SHAPES_HPP
+
+// The shapes of block-sparse tensors in HDF5 files (docs/sparse.md "In HDF5 files"): next to a tensor's
+// dataset "/A", a dataset "/A.mask" (integers, non-zero for a present block) or "/A.norms" (floats, a
+// block is present when its norm is above zero), of one entry per block of the tensor's even grid with
+// that many parts per dimension.
+
+#include <einrel_BlockShape.hpp>
+#include <einrel_ParallelHdf5.hpp>
+
+#include <optional>
+#include <string>
+
+namespace einrel::io {
+
+// The names of a tensor dataset's shape datasets: "/A.mask" and "/A.norms" for "/A".
+std::string mask_dataset(const std::string& dataset);
+std::string norms_dataset(const std::string& dataset);
+
+// Reads the shape of the tensor of `bound` in `source` from its mask dataset, else its norms dataset, or
+// nothing when the file has neither. Every caller reads the small dataset whole (no communication).
+// Throws Error naming the file and dataset for a mask of another rank, more parts than the extent, or an
+// unreadable file.
+std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bound& bound);
+
+}  // namespace einrel::io
+
+#endif

@@ -1,0 +1,68 @@
+// Block shapes of block-sparse relations (docs/sparse.md): a shape seen on another grid, which vertices skip
+// absent blocks, binding shapes to sparse inputs, and the graph file's `sparse` inputs.
+#include <einrel_BlockShape.hpp>
+#include <einrel_GraphFile.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace einrel;
+
+TEST(BlockShape, OnAnotherGridABlockIsPresentWhenItOverlapsAPresentOne) {
+  // 8×6 cut 4×3 (blocks 2×2); blocks (0,0) and (3,2) present.
+  const BlockGrid fine({8, 6}, {4, 3});
+  std::vector<bool> present(12, false);
+  present[0] = present[11] = true;
+  const BlockShape shape(fine, present);
+  EXPECT_EQ(shape.num_present(), 2);
+  EXPECT_DOUBLE_EQ(shape.density(), 8.0 / 48.0);
+  const BlockShape coarse = shape.on(BlockGrid({8, 6}, {2, 1}));
+  EXPECT_EQ(coarse.mask(), (std::vector<bool>{true, true}));
+  // A grid whose cuts fall inside the blocks: (0..3)×(0..2) overlaps block (0,0) and (1,0) of the fine grid.
+  const BlockShape odd = shape.on(BlockGrid::from_cuts({8, 6}, {{0, 3, 5}, {0, 2}}));
+  EXPECT_EQ(odd.mask(), (std::vector<bool>{true, false, false, false, false, true}));
+  EXPECT_EQ(shape.on(fine), shape);
+  EXPECT_THROW(shape.on(BlockGrid({8, 7}, {1, 1})), Error);
+  EXPECT_THROW(BlockShape(fine, std::vector<bool>(11)), Error);
+}
+
+TEST(BlockShape, OnlyZeroPreservingVerticesSkipAbsentBlocks) {
+  auto skips = [](const char* equation, std::size_t n, JoinOp join, AggOp agg, MapOp map) {
+    EinSum e = EinSum::parse(equation, n);
+    e.join = join, e.agg = agg, e.map = map;
+    return skips_absent_blocks(e);
+  };
+  EXPECT_TRUE(skips("ij,jk->ik", 2, JoinOp::mul, AggOp::sum, {}));
+  EXPECT_TRUE(skips("ij,jk->ik", 2, JoinOp::mul, AggOp::sum, {MapKind::relu, 0}));
+  EXPECT_TRUE(skips("ij->ji", 1, JoinOp::mul, AggOp::max, {MapKind::scale, 3}));  // nothing aggregated
+  EXPECT_TRUE(skips("ij->i", 1, JoinOp::mul, AggOp::sum, {MapKind::square, 0}));
+  EXPECT_FALSE(skips("ij,ij->ij", 2, JoinOp::add, AggOp::sum, {}));             // a + 0 is a
+  EXPECT_FALSE(skips("ij,jk->ik", 2, JoinOp::mul, AggOp::max, {}));             // max over zeros is not nothing
+  EXPECT_FALSE(skips("ij->i", 1, JoinOp::mul, AggOp::sum, {MapKind::exp, 0}));  // exp(0) = 1
+  EXPECT_FALSE(skips("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::shift, 1}));
+  EXPECT_FALSE(skips("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::pow, 0}));
+  EXPECT_TRUE(skips("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::pow, 2}));
+}
+
+TEST(BlockShape, SparseInputsAreDeclaredInGraphFilesAndTakeTheirShapeBeforePlanning) {
+  Graph g =
+      parse_graph("input A f64[8,6] sparse\ninput B f64[6,4]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n", "s.ein");
+  const VertexId A = g.find("A").value(), B = g.find("B").value();
+  EXPECT_TRUE(g.vertex(A).sparse);
+  EXPECT_FALSE(g.vertex(B).sparse);
+  EXPECT_EQ(print_graph(g).substr(0, 26), "input A f64[8,6] sparse\nin");
+  const BlockShape shape(BlockGrid({8, 6}, {2, 2}), {true, false, false, true});
+  g.bind_shape(A, shape);
+  EXPECT_EQ(*g.vertex(A).shape, shape);
+  EXPECT_THROW(g.bind_shape(B, BlockShape(BlockGrid({6, 4}, {1, 1}), {true})), Error);  // not sparse
+  EXPECT_THROW(g.bind_shape(A, BlockShape(BlockGrid({8, 7}, {1, 1}), {true})), Error);  // another bound
+  try {
+    parse_graph("input A f64[8,6] spares\n", "t.ein");
+    FAIL() << "a misspelt keyword parsed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("t.ein:1:18"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
