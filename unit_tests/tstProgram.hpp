@@ -136,6 +136,72 @@ void slabs_and_bricks(double tol) {
 TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF64) { slabs_and_bricks<double>(1e-13); }
 TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF32) { slabs_and_bricks<float>(1e-5); }
 
+// A sparse input's pieces that leave blocks uncovered give its shape (docs/sparse.md): the graph is planned at
+// the first execute, the uncovered cells are absent, and the outputs (one sparse, one dense) equal the
+// evaluation of the dense equivalent; a dense input's pieces must still cover it.
+TEST(TEST_CATEGORY, SparsePiecesGiveTheShape) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Bound a_bound{24, 18}, b_bound{18, 10};
+  Graph g;
+  const auto a = g.sparse_input("A", Dtype::f64, a_bound);
+  const auto b = g.input("B", Dtype::f64, b_bound);
+  EinsumOptions named;
+  named.name = "T";
+  const auto t = g.einsum("ij,jk->ik", a, b, named);
+  named.name = "U";
+  named.join = JoinOp::add;
+  const auto u = g.einsum("ik,ik->ik", t, t, named);  // computed dense
+  g.output(t);
+  g.output(u);
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+  EXPECT_FALSE(program.planned());
+  EXPECT_THROW(program.plan(), Error);
+  // A's 6×6 tiles (4×3 of them); the tiles (i, j) with (i + 2j) % 3 == 0 are held, round robin over the ranks.
+  std::vector<Box> mine;
+  std::vector<double> a_values = test::random_values<double>(a_bound, 3);
+  int next = 0;
+  for (Extent i = 0; i < 4; ++i)
+    for (Extent j = 0; j < 3; ++j) {
+      const Box tile{{6 * i, 6 * j}, {6 * i + 6, 6 * j + 6}};
+      if ((i + 2 * j) % 3 != 0) {
+        test::for_each_element(tile, a_bound, std::vector<Extent>(2, 0), [&](Extent flat) { a_values[flat] = 0; });
+        continue;
+      }
+      if (next++ % ranks == rank) mine.push_back(tile);
+    }
+  const auto b_values = test::random_values<double>(b_bound, 4);
+  std::vector<Tensor<double, TEST_MEMSPACE>> storage;
+  program.set_input<double>("A", pieces_of(a_values, a_bound, mine, storage));
+  program.set_input<double>("B", pieces_of(b_values, b_bound, row_slab(b_bound, rank, ranks), storage));
+  const auto t_pieces = pieces_of(std::vector<double>(24 * 10), {24, 10}, row_slab({24, 10}, rank, ranks), storage);
+  const auto u_pieces = pieces_of(std::vector<double>(24 * 10), {24, 10}, row_slab({24, 10}, rank, ranks), storage);
+  program.set_output<double>("T", t_pieces);
+  program.set_output<double>("U", u_pieces);
+  for (int step = 0; step < 2; ++step) {
+    program.execute();
+    ASSERT_TRUE(program.planned());
+    ASSERT_TRUE(program.schedule().shape(a).has_value());
+    EXPECT_EQ(program.schedule().shape(a)->num_present(), 4);  // 12 tiles, (i + 2j) % 3 == 0 in 4
+    EXPECT_TRUE(program.schedule().shape(t).has_value());
+    Values whole(g.size());
+    whole[a] = tensor_from_host<TEST_MEMSPACE>("A", a_bound, a_values);
+    whole[b] = tensor_from_host<TEST_MEMSPACE>("B", b_bound, b_values);
+    const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
+    const auto t_want = tensor_to_host(std::get<Tensor<double, TEST_MEMSPACE>>(*reference.values[t]));
+    const auto u_want = tensor_to_host(std::get<Tensor<double, TEST_MEMSPACE>>(*reference.values[u]));
+    expect_pieces(t_pieces, {24, 10}, std::vector<double>(t_want.begin(), t_want.end()), 1e-13);
+    expect_pieces(u_pieces, {24, 10}, std::vector<double>(u_want.begin(), u_want.end()), 1e-13);
+  }
+  // B is dense: pieces that leave a hole are an error on every rank.
+  Program<TEST_EXECSPACE> dense(MPI_COMM_WORLD, g);
+  dense.set_input<double>("A", pieces_of(a_values, a_bound, mine, storage));
+  dense.set_input<double>(
+      "B", pieces_of(b_values, b_bound, rank == 0 ? std::vector<Box>{} : row_slab(b_bound, rank, ranks), storage));
+  EXPECT_THROW(dense.execute(), Error);
+}
+
 // Errors are thrown on every rank with the same message, and the Program stays usable where it can.
 TEST(TEST_CATEGORY, CoverAndBindingErrors) {
   int rank = 0, ranks = 1;

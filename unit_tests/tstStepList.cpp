@@ -347,3 +347,33 @@ TEST(StepList, SparseVerticesRunThePresentBlockPairs) {
     }
   }
 }
+
+// A sparse vertex's running tuples are spread by their flops, not by the position among all tuples: with the
+// present blocks all in the first rows (where t·R/J would give every tuple to the first ranks), each rank's
+// share of the flops is within one tuple's of an even share.
+TEST(StepList, SparseTuplesAreSpreadByFlops) {
+  Graph g;
+  const VertexId A = g.sparse_input("A", Dtype::f64, {64, 64}), B = g.input("B", Dtype::f64, {64, 16});
+  const BlockGrid uneven = BlockGrid::from_cuts({64, 64}, {{0, 2, 6, 30, 31}, {0, 40, 44}});  // A's rows 0..6
+  std::vector<bool> present;
+  for (Extent b = 0; b < uneven.num_blocks(); ++b) present.push_back(b < 6);
+  g.bind_shape(A, BlockShape(uneven, present));
+  g.output(g.einsum("ij,jk->ik", A, B, {JoinOp::mul, AggOp::sum, {}, "C"}));
+  // Cut along the shape: the 5×3 blocks of A, B's columns in 2.
+  const auto plan = partition::shape_aligned(g, {{}, {}, PartitionVector("ijk", {1, 1, 2})}, 1);
+  for (int R = 1; R <= 6; ++R) {
+    const engine::Schedule schedule(g, plan, R);
+    const engine::VertexSchedule& vs = schedule.vertex(2);
+    auto flops = [&](Extent t) {  // i × j × k of the tuple's blocks
+      const std::vector<Bound> bounds = vs.tuple_bounds(t);
+      return static_cast<double>(bounds[0][0] * bounds[0][1] * bounds[1][1]);
+    };
+    double total = 0, largest = 0;
+    for (Extent t : vs.present_tuples()) total += flops(t), largest = std::max(largest, flops(t));
+    for (int r = 0; r < R; ++r) {
+      double mine = 0;
+      for (Extent t : vs.tuples_of(r)) mine += flops(t);
+      EXPECT_LE(std::abs(mine - total / R), largest) << "rank " << r << " of " << R;
+    }
+  }
+}

@@ -79,15 +79,23 @@ class Program {
   // `options`: how the graph is planned and run, the same as `einrel run`'s (engine::Options: procs; the
   // planner, one of partition::planner_names(); cost model; transitions; memory limit per rank; exchange
   // buffer limit; warm memory, on by default).
+  // A sparse input (docs/sparse.md) whose shape the graph does not bind takes it from its pieces: the cells
+  // of the refined cover that no rank's piece holds are its absent blocks. The graph is then planned at the
+  // first execute, once every rank's pieces are known.
   Program(MPI_Comm comm, Graph graph, const engine::Options& options = {})
-      : comm_(checked(comm)), session_(comm_, std::move(graph), options), bindings_(session_.graph().size()) {}
+      : comm_(checked(comm)), graph_(std::move(graph)), options_(options), bindings_(graph_.size()) {
+    if (!shapes_from_pieces()) session_.emplace(comm_, graph_, options_);
+  }
 
-  const Graph& graph() const { return session_.graph(); }
-  const partition::Plan& plan() const { return session_.plan(); }
-  const engine::Schedule& schedule() const { return session_.schedule(); }
+  const Graph& graph() const { return session_ ? session_->graph() : graph_; }
+  const partition::Plan& plan() const { return session().plan(); }
+  const engine::Schedule& schedule() const { return session().schedule(); }
   const redistribute::Communicator& comm() const { return comm_; }
   // The dry run of the schedule: what each rank moves and holds, and the memory estimate.
-  const engine::Traffic& estimate() const { return session_.estimate(); }
+  const engine::Traffic& estimate() const { return session().estimate(); }
+  // Whether the graph is planned: at construction, or, where sparse inputs take their shapes from their
+  // pieces, at the first execute.
+  bool planned() const { return session_.has_value(); }
 
   // Local: this rank's pieces of input `name` for the next executions (the views must stay valid through
   // them; the host code may change their elements between executions). Throws Error when `name` is not an
@@ -109,13 +117,14 @@ class Program {
   // tensor or overlap, boxes that differ from the first execution's, or any failure of the engine.
   const engine::EngineResult<memory_space>& execute(const ExecutionSpace& exec) {
     redistribute::collectively(comm_, [&] { check_bindings(); });
-    result_.reset();         // the last outputs' blocks go back to the pool for this execution
-    session_.prepare(exec);  // the first time, with options.warm_memory: every block the executions take
+    if (!session_) plan_with_piece_shapes();
+    result_.reset();          // the last outputs' blocks go back to the pool for this execution
+    session_->prepare(exec);  // the first time, with options.warm_memory: every block the executions take
     if (!prepared_) prepare();
     std::vector<std::optional<engine::AnyDistributed<memory_space>>> values(graph().size());
     for (VertexId v = 0; v < graph().size(); ++v)
       if (graph().vertex(v).is_input()) values[v] = import_input(exec, v);
-    result_ = session_.execute(exec, std::move(values));
+    result_ = session_->execute(exec, std::move(values));
     for (VertexId v : graph().outputs())
       if (bindings_[v]) export_output(exec, v);
     compat::fence(exec, "einrel::Program: outputs written");
@@ -175,6 +184,40 @@ class Program {
   static redistribute::Communicator checked(MPI_Comm comm) {
     check_host_environment(runs_threads());
     return redistribute::Communicator(comm);
+  }
+
+  const engine::Session<ExecutionSpace>& session() const {
+    if (!session_)
+      throw Error("the graph is planned at the first execute: its sparse inputs take their shapes from their pieces");
+    return *session_;
+  }
+
+  // Whether a sparse input has no shape bound: it takes it from its pieces.
+  bool shapes_from_pieces() const {
+    return std::any_of(graph_.vertices().begin(), graph_.vertices().end(),
+                       [](const Vertex& v) { return v.sparse && !v.shape; });
+  }
+
+  // Collective: binds every sparse input without a shape to the cells its pieces hold (all ranks' boxes,
+  // gathered), then plans the graph.
+  void plan_with_piece_shapes() {
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      const Vertex& vertex = graph_.vertex(v);
+      if (!vertex.sparse || vertex.shape) continue;
+      const auto all = redistribute::gather_boxes(
+          comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *bindings_[v]));
+      redistribute::collectively(comm_, [&] {
+        try {
+          const redistribute::BlockLayout cover = redistribute::cover_layout(vertex.bound, all, true);
+          std::vector<bool> present;
+          for (Extent b = 0; b < cover.grid().num_blocks(); ++b) present.push_back(!cover.placement().absent(b));
+          graph_.bind_shape(v, BlockShape(cover.grid(), std::move(present)));
+        } catch (const Error& e) {
+          throw Error("the pieces of '" + vertex.name + "': " + e.what());
+        }
+      });
+    }
+    session_.emplace(comm_, graph_, options_);
   }
 
   VertexId vertex_of(const std::string& name) const {
@@ -253,12 +296,12 @@ class Program {
     const auto all = redistribute::gather_boxes(comm_, b.boxes);
     redistribute::collectively(comm_, [&] {
       try {
-        b.cover = redistribute::cover_layout(vertex.bound, all);
+        b.cover = redistribute::cover_layout(vertex.bound, all, vertex.sparse);
       } catch (const Error& e) {
         throw Error("the pieces of '" + vertex.name + "': " + e.what());
       }
       const auto& layout = schedule().layout(v);
-      const redistribute::ExchangeLimits limits = session_.options().exchange_limits();
+      const redistribute::ExchangeLimits limits = session_->options().exchange_limits();
       b.plan = b.input ? redistribute::RedistributionPlan(*b.cover, layout, comm_.rank(), sizeof(Scalar), limits)
                        : redistribute::RedistributionPlan(layout, *b.cover, comm_.rank(), sizeof(Scalar), limits);
       const BlockGrid& grid = b.cover->grid();
@@ -274,6 +317,8 @@ class Program {
           b.cells.push_back(std::move(place));
         }
       if (b.input) b.target = Distributed<Scalar>::allocate("einrel::Program/" + vertex.name, comm_, layout);
+      if (b.input && b.cover->placement().has_absent())  // what no piece holds is zero, and stays so
+        for (const auto& [key, block] : b.target->local()) Kokkos::deep_copy(block.view(), Scalar(0));
     });
   }
 
@@ -306,7 +351,7 @@ class Program {
             copy_box(exec, piece, corner, cell, std::vector<Extent>(corner.size(), 0), cell.bound());
           });
           redistribute::collectively(comm_,
-                                     [&] { session_.exchange().execute(exec, *b.plan, source, b.target->local()); });
+                                     [&] { session_->exchange().execute(exec, *b.plan, source, b.target->local()); });
           return *b.target;
         },
         *bindings_[v]);
@@ -322,7 +367,10 @@ class Program {
             later.emplace_back(piece, cell, corner);
           });
           const auto& value = std::get<Distributed<Scalar>>(*result_->values[v]);
-          redistribute::collectively(comm_, [&] { session_.exchange().execute(exec, *b.plan, value.local(), target); });
+          if (value.layout().placement().has_absent())  // a sparse output: nothing comes for its absent blocks
+            for (const auto& [key, cell] : target) Kokkos::deep_copy(exec, cell.view(), Scalar(0));
+          redistribute::collectively(comm_,
+                                     [&] { session_->exchange().execute(exec, *b.plan, value.local(), target); });
           for (const auto& [piece, cell, corner] : later)
             copy_box(exec, cell, std::vector<Extent>(corner.size(), 0), piece, corner, cell.bound());
         },
@@ -330,7 +378,9 @@ class Program {
   }
 
   redistribute::Communicator comm_;
-  engine::Session<ExecutionSpace> session_;
+  Graph graph_;
+  engine::Options options_;
+  std::optional<engine::Session<ExecutionSpace>> session_;
   std::vector<std::optional<AnyBinding>> bindings_;  // by vertex
   bool prepared_ = false;
   std::optional<engine::EngineResult<memory_space>> result_;

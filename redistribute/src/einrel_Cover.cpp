@@ -12,7 +12,7 @@ std::string box_text(const Box& b) { return to_string(b.lo) + ".." + to_string(b
 
 }  // namespace
 
-BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>& boxes_by_rank) {
+BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>& boxes_by_rank, bool holes) {
   const int num_ranks = static_cast<int>(boxes_by_rank.size());
   // Cut every dimension at every box boundary inside the bound.
   std::vector<std::vector<Extent>> starts(bound.size(), std::vector<Extent>{0});
@@ -46,11 +46,15 @@ BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>
         owner_box[id] = &b;
       });
     }
-  for (Extent id = 0; id < grid.num_blocks(); ++id)
-    if (owner[id] < 0)
+  std::vector<std::vector<int>> sites(owner.size());
+  for (Extent id = 0; id < grid.num_blocks(); ++id) {
+    if (owner[id] >= 0)
+      sites[id].push_back(owner[id]);
+    else if (!holes)
       throw Error("the boxes do not cover bound " + to_string(bound) + ": no rank holds point " +
                   to_string(grid.box(grid.key(id)).lo));
-  return BlockLayout(grid, Placement::owners(owner, num_ranks));
+  }
+  return BlockLayout(grid, Placement::sites(sites, num_ranks));
 }
 
 std::vector<std::vector<Box>> gather_boxes(const Communicator& comm, const std::vector<Box>& my_boxes) {

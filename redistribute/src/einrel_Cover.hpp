@@ -16,8 +16,9 @@ namespace einrel::redistribute {
 
 // The refined layout of `boxes_by_rank` (one list per rank). Throws Error when a box has another rank than
 // the bound or leaves it, when two boxes overlap (naming both ranks and boxes), or when part of the bound
-// is in no box (naming a missing point).
-BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>& boxes_by_rank);
+// is in no box (naming a missing point) — unless `holes` (the pieces of a block-sparse tensor,
+// docs/sparse.md): then a cell no box holds is an absent block (no site).
+BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>& boxes_by_rank, bool holes = false);
 
 // Collective over comm: every rank's `my_boxes`, gathered (MPI_Allgatherv), in one list per rank.
 std::vector<std::vector<Box>> gather_boxes(const Communicator& comm, const std::vector<Box>& my_boxes);

@@ -135,9 +135,9 @@ void read_run_options(const ParsedArgs& p, RunOptions& options) {
   options.progress = option(p, "progress").has_value();
 }
 
-// The block-sparse options of `run` (docs/sparse.md): --random-density, --sparse-tile, --drop-zero-blocks,
-// --sparse-output.
-void read_sparse_options(const ParsedArgs& p, RunOptions& options) {
+// The block-sparse options of `run` and `plan` (docs/sparse.md): --random-density (with --random SEED),
+// --sparse-tile, --drop-zero-blocks.
+void read_sparse_options(const ParsedArgs& p, const std::optional<std::uint64_t>& random_seed, SparseOptions& options) {
   if (auto density = option(p, "random-density")) {
     std::size_t used = 0;
     double value = 0;
@@ -148,12 +148,11 @@ void read_sparse_options(const ParsedArgs& p, RunOptions& options) {
     }
     if (used != density->size() || !(value > 0 && value <= 1))
       throw Error("--random-density needs a fraction of blocks in (0, 1], got '" + *density + "'");
-    if (!options.random_seed) throw Error("--random-density shapes the inputs --random makes: give --random SEED");
+    if (!random_seed) throw Error("--random-density shapes the inputs --random makes: give --random SEED");
     options.random_density = value;
   }
-  if (auto tile = option(p, "sparse-tile")) options.sparse_tile = parse_positive(*tile, "sparse-tile");
+  if (auto tile = option(p, "sparse-tile")) options.tile = parse_positive(*tile, "sparse-tile");
   options.drop_zero_blocks = option(p, "drop-zero-blocks").has_value();
-  options.sparse_output = option(p, "sparse-output").has_value();
 }
 
 RunOptions parse_run(const std::vector<std::string>& args) {
@@ -179,7 +178,8 @@ RunOptions parse_run(const std::vector<std::string>& args) {
   options.input = option(p, "input");
   options.output = option(p, "output");
   read_run_options(p, options);
-  read_sparse_options(p, options);
+  read_sparse_options(p, options.random_seed, options.sparse);
+  options.sparse_output = option(p, "sparse-output").has_value();
   options.bind = binds;
   return options;
 }
@@ -211,13 +211,18 @@ MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
 }
 
 PlanOptions parse_plan(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args,
-                                  {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions",
-                                   "input-reads", "objective", "machine"},
-                                  {}, "plan");
+  const ParsedArgs p =
+      parse_args(args,
+                 {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions", "input-reads",
+                  "objective", "machine", "input", "random", "random-density", "sparse-tile"},
+                 {"drop-zero-blocks"}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   read_planning_options(p, options.engine);
+  options.input = option(p, "input");
+  if (auto seed = option(p, "random")) options.random_seed = parse_seed(*seed);
+  if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
+  read_sparse_options(p, options.random_seed, options.sparse);
   if (auto format = option(p, "format")) options.format = *format;
   if (auto ranks = option(p, "ranks")) {
     const std::int64_t r = parse_positive(*ranks, "ranks");

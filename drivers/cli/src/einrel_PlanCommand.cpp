@@ -3,6 +3,7 @@
 #include <einrel_MemoryFit.hpp>
 #include <einrel_PlanCommand.hpp>
 #include <einrel_PlanExport.hpp>
+#include <einrel_RunData.hpp>
 #include <einrel_RunReport.hpp>
 
 #include <algorithm>
@@ -17,7 +18,20 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const Graph graph = read_graph_file(options.graph);
+  Graph graph = read_graph_file(options.graph);
+  if (std::any_of(graph.vertices().begin(), graph.vertices().end(), [](const Vertex& v) { return v.sparse; })) {
+    rundata::Sources sources;
+    for (const Vertex& v : graph.vertices())
+      if (v.sparse && options.input) sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};
+    const redistribute::Communicator world(comm);
+    redistribute::collectively(world, [&] {
+      for (const Vertex& v : graph.vertices())
+        if (v.sparse && !options.input && !options.random_seed)
+          throw Error("sparse input '" + v.name + "' needs a shape to plan by: give --input FILE (its mask or norms " +
+                      "dataset) or --random SEED --random-density D (docs/sparse.md)");
+    });
+    rundata::bind_input_shapes(world, graph, sources, options.random_seed, options.sparse);
+  }
   // The plan is costed by its dry run on R ranks: --ranks, else p when --procs gives it, else this launch's.
   int ranks = size;
   if (options.ranks)

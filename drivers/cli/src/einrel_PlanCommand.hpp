@@ -3,6 +3,7 @@
 
 #include <einrel_CostModel.hpp>
 #include <einrel_Options.hpp>
+#include <einrel_RunCommand.hpp>
 #include <einrel_Transition.hpp>
 
 #include <mpi.h>
@@ -20,6 +21,11 @@ constexpr Extent max_planned_ranks = Extent{1} << 16;
 // Options of `einrel plan` (docs/cli.md).
 struct PlanOptions {
   std::string graph;
+  // The shapes of sparse inputs (docs/sparse.md): from the mask or norms datasets next to the root datasets
+  // of `input`, or random with `random_seed` (as `einrel run` makes them).
+  std::optional<std::string> input;
+  std::optional<std::uint64_t> random_seed;
+  SparseOptions sparse;
   std::string format = "text";  // text, json or dot
   std::optional<int> ranks;     // the R the plan is costed on, and its dry run's figures per rank shown
   engine::Options engine;       // procs, planner, cost model, objective, machine, memory limit (on R),

@@ -274,7 +274,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   if (options.progress && root) engine.on_vertex_done = progress_printer(graph);
   Sources sources;
   collectively(comm, [&] { sources = rundata::input_sources(graph, options); });
-  rundata::bind_input_shapes(comm, graph, sources, options);
+  rundata::bind_input_shapes(comm, graph, sources, options.random_seed, options.sparse);
   Session session(comm, std::move(graph), engine);
   BlockPool<Memory>::instance().reset_statistics();
 

@@ -16,6 +16,15 @@
 
 namespace einrel {
 
+// Where `einrel run` and `einrel plan` find the shapes of a graph's sparse inputs when no mask or norms
+// dataset gives them (docs/sparse.md): random shapes of block density `random_density` (with --random), or
+// the blocks that are all zero in the input (--drop-zero-blocks), both over blocks of edge `tile`.
+struct SparseOptions {
+  std::optional<double> random_density;  // --random-density
+  Extent tile = 256;                     // --sparse-tile
+  bool drop_zero_blocks = false;         // --drop-zero-blocks
+};
+
 // Options of `einrel run` (docs/cli.md): where the data comes from and goes, what to report, and how to
 // plan and run (the pipeline's engine::Options).
 struct RunOptions {
@@ -25,15 +34,10 @@ struct RunOptions {
   std::optional<std::string> output;  // HDF5 file to create with one root dataset per graph output
   std::optional<std::string> report;  // JSON run report to create
   std::optional<std::uint64_t> random_seed;
-  // Block-sparse inputs (docs/sparse.md): the block density of the random shapes --random gives them, the
-  // block edge of the shapes einrel makes (random ones, --drop-zero-blocks), whether a sparse input without a
-  // mask or norms dataset takes its shape from its all-zero blocks, and whether outputs carry their mask.
-  std::optional<double> random_density;
-  Extent sparse_tile = 256;
-  bool drop_zero_blocks = false;
-  bool sparse_output = false;
-  bool check = false;     // compare with the single-rank unpartitioned evaluation
-  bool progress = false;  // rank 0 prints each finished vertex with the elapsed time
+  SparseOptions sparse;
+  bool sparse_output = false;  // --sparse-output: each block-sparse output's mask next to it
+  bool check = false;          // compare with the single-rank unpartitioned evaluation
+  bool progress = false;       // rank 0 prints each finished vertex with the elapsed time
   engine::Options engine;
 };
 

@@ -119,7 +119,8 @@ void zero_absent(const BlockShape& shape, const Box& box, S* data) {
 
 }  // namespace
 
-void bind_input_shapes(const Communicator& comm, Graph& graph, const Sources& sources, const RunOptions& options) {
+void bind_input_shapes(const Communicator& comm, Graph& graph, const Sources& sources,
+                       const std::optional<std::uint64_t>& random_seed, const SparseOptions& options) {
   std::unique_ptr<io::InputFiles> files;  // for --drop-zero-blocks
   std::uint32_t input = 0;
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -128,21 +129,20 @@ void bind_input_shapes(const Communicator& comm, Graph& graph, const Sources& so
     const std::uint32_t position = input++;
     if (!vertex.sparse) continue;
     std::optional<BlockShape> shape;
-    if (options.random_seed) {
+    if (random_seed) {
       collectively(comm, [&] {
         if (!options.random_density)
           throw Error("sparse input '" + vertex.name +
                       "' needs --random-density F with --random: the fraction of "
                       "its blocks that are present");
-        shape =
-            random_shape(vertex.bound, options.sparse_tile, *options.random_seed, position, *options.random_density);
+        shape = random_shape(vertex.bound, options.tile, *random_seed, position, *options.random_density);
       });
     } else {
       const io::DatasetSource& source = sources.at(vertex.name);
       collectively(comm, [&] { shape = io::read_block_shape(source, vertex.bound); });
       if (!shape && options.drop_zero_blocks) {
         if (!files) files = std::make_unique<io::InputFiles>(comm);
-        shape = zero_block_shape(comm, *files, source, vertex.dtype, vertex.bound, options.sparse_tile);
+        shape = zero_block_shape(comm, *files, source, vertex.dtype, vertex.bound, options.tile);
       }
       collectively(comm, [&] {
         if (!shape)

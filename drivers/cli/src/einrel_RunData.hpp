@@ -36,11 +36,11 @@ using Sources = std::map<std::string, io::DatasetSource>;
 Sources input_sources(const Graph& graph, const RunOptions& options);
 
 // Collective: binds the block shape of every sparse input of `graph` (docs/sparse.md "Where shapes come
-// from"): with --random, a random shape of --random-density over blocks of edge --sparse-tile; else the
+// from"): with `random_seed`, a random shape of --random-density over blocks of edge --sparse-tile; else the
 // mask or norms dataset next to its source, or with --drop-zero-blocks the blocks of that edge that are all
 // zero in it. Throws the same Error on every rank for a sparse input with none.
 void bind_input_shapes(const redistribute::Communicator& comm, Graph& graph, const Sources& sources,
-                       const RunOptions& options);
+                       const std::optional<std::uint64_t>& random_seed, const SparseOptions& options);
 
 // The test-only EINREL_TEST_INJECT_FAILURE, parsed (docs/engine.md).
 std::optional<engine::FailureInjection> failure_injection();
