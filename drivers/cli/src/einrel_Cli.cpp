@@ -18,7 +18,7 @@ commands:
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
       [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
       [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
-      [--no-warm-memory]
+      [--no-warm-memory] [--random-density D] [--sparse-tile T] [--drop-zero-blocks] [--sparse-output]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
       graph's inputs, or the datasets --bind names (repeatable), each rank reading only its own blocks;
       --random SEED gives every element a counter-based value in [-1,1) that depends only on the seed,
@@ -41,6 +41,10 @@ commands:
       point-to-point exchange and synthesized MPI collectives by an alpha-beta model; or force one).
       Before the inputs are read, every block and buffer the run will use is taken and touched once, so
       that no page is first touched while timed; --no-warm-memory skips that.
+      Inputs declared `sparse` are block-sparse: their shapes come from the datasets NAME.mask or NAME.norms
+      next to them, or with --drop-zero-blocks from their blocks of edge T (--sparse-tile, default 256)
+      that are all zero, or with --random from --random-density D (the fraction of blocks present). Only
+      present block pairs are multiplied; --sparse-output writes each sparse output's mask next to it.
   matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--no-warm-memory]
@@ -50,12 +54,14 @@ commands:
   plan GRAPH [--procs P] [--ranks R] [--planner NAME] [--cost-model engine|paper]
       [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--format text|json|dot]
+      [--input IN.h5 | --random SEED --random-density D] [--sparse-tile T] [--drop-zero-blocks]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
       of every vertex of GRAPH for P processors and its estimated seconds, planned and costed as run
       would on R ranks (--ranks; else P when given, up to 65536; else the ranks started): under the
       engine cost model the predicted cost is the floats the engine's dry run moves. --ranks R adds the
       dry run's figures per rank (floats sent and received, peak block bytes), computed without data or
-      MPI. --memory-limit as for run, on R ranks. --format dot draws the plan for Graphviz.
+      MPI. --memory-limit as for run, on R ranks. --format dot draws the plan for Graphviz. Sparse inputs
+      are planned by the shapes IN.h5 or --random --random-density give them, as run makes them.
   reshard --mesh M --from T1 --to T2 [--dtype f32|f64] [--format text|json] [--execute [--reps N]]
       Synthesizes the redistribution of an array from the distributed type T1 to T2 on the device mesh M
       (axes minor first, e.g. x=4,y=6) by MPI collectives (allgather, alltoall, dynslice, allpermute;
