@@ -216,26 +216,26 @@ class StepRunner {
   template <class S>
   using Streamed = std::vector<std::map<Extent, Block<S>>>;  // per operand, its streamed blocks held
 
-  // Samples the bytes of every distinct block held: the values, and what `extra` adds to the census.
+  // The bytes of every distinct block held: the values, and what `extra` adds to the census.
   template <class Extra>
-  void sample(const Extra& extra) {
+  std::size_t census_bytes(const Extra& extra) const {
     BlockCensus census;
     for (const auto& value : result_.values)
       if (value) std::visit([&](const auto& d) { census.add(d.local()); }, *value);
     extra(census);
-    peak_ = std::max(peak_, census.bytes());
+    return census.bytes();
   }
+  // Samples them.
+  template <class Extra>
+  void sample(const Extra& extra) {
+    peak_ = std::max(peak_, census_bytes(extra));
+  }
+  // The operands' blocks, for a census.
   template <class S>
-  static auto with(const Operands<S>& operands, const Partials<S>* partials = nullptr,
-                   const Streamed<S>* streamed = nullptr) {
-    return [&operands, partials, streamed](BlockCensus& c) {
+  static auto with(const Operands<S>& operands) {
+    return [&operands](BlockCensus& c) {
       for (const auto& d : operands)
         if (d) c.add(d->local());
-      if (partials)
-        for (const auto& [g, p] : *partials) c.add(p);
-      if (streamed)
-        for (const auto& blocks : *streamed)
-          for (const auto& [b, block] : blocks) c.add(block);
     };
   }
 
@@ -373,6 +373,11 @@ class StepRunner {
     {
       PhaseRegion region(vertex.name, "kernels");
       Streamed<S> streamed(operands.size());
+      // The census does not change while the kernels run but for the blocks they take and release, all fresh:
+      // counted as they come and go rather than by a census per call (a sparse vertex makes many calls).
+      const std::size_t held = census_bytes(with<S>(operands));
+      std::size_t taken = 0;
+      auto bytes = [](const Block<S>& b) { return b.view().span() * sizeof(S); };
       redistribute::collectively(comm_, [&] {
         inject(options_.failure, comm_.rank(), vertex.name, Phase::kernels);
         for (const KernelCall& call : s.kernels) {
@@ -380,6 +385,7 @@ class StepRunner {
             const auto read_start = std::chrono::steady_clock::now();
             read_streamed<S>(vertex, s, call, streamed);
             read_seconds += seconds_since(read_start);
+            for (const auto& [k, b] : call.reads) taken += bytes(streamed[k].at(b));
           }
           auto block = [&](std::size_t k) {
             const Extent b = vs.operand_block(k, call.tuple);
@@ -389,18 +395,23 @@ class StepRunner {
           const Block<S> x = block(0);
           std::optional<Block<S>> y;
           if (operands.size() > 1) y = block(1);
-          if (!call.accumulate)
+          if (!call.accumulate) {
             partials.emplace(call.output_block,
                              s.in_place ? x
                                         : Block<S>::uninitialized(vertex.name + "/partial",
                                                                   out.box(out.key(call.output_block)).extents()));
-          if (!call.accumulate || !call.reads.empty()) sample(with<S>(operands, &partials, &streamed));
+            if (!s.in_place) taken += bytes(partials.at(call.output_block));  // in place: an operand's block
+          }
+          if (!call.accumulate || !call.reads.empty()) peak_ = std::max(peak_, held + taken);
           const ResolvedEinSum resolved = y ? resolve(e, {x.bound(), y->bound()}) : resolve(e, {x.bound()});
           result_.traffic.flops += call_flops(resolved, operands.size());
           kernels::einsum(exec_, resolved, x, y, partials.at(call.output_block), call.accumulate);
           if (call.releases.empty()) continue;
           compat::fence(exec_, "einrel::engine: streamed blocks of " + vertex.name + " read");  // before reuse
-          for (const auto& [k, b] : call.releases) streamed[k].erase(b);
+          for (const auto& [k, b] : call.releases) {
+            taken -= bytes(streamed[k].at(b));
+            streamed[k].erase(b);
+          }
         }
         compat::fence(exec_, "einrel::engine: kernels of " + vertex.name);
       });
