@@ -261,10 +261,10 @@ void write_values(const Communicator& comm, const Graph& graph, const Values& va
     std::visit(
         [&](const auto& d) {
           const redistribute::Placement& placement = d.layout().placement();
-          if (placement.has_absent()) zero_filled.push_back(name);
+          if (placement.has_absent()) zero_filled.push_back(out.name);
           if (placement.has_absent() && masks) {
             io::DatasetMask& m = mask_datasets.emplace_back();
-            m.name = name + ".mask";
+            m.name = out.name + ".mask";
             m.dims = d.grid().parts();
             for (Extent b = 0; b < d.grid().num_blocks(); ++b) m.values.push_back(placement.absent(b) ? 0 : 1);
           }
