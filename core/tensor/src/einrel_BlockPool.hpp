@@ -37,6 +37,11 @@ struct PoolStatistics {
 // shapes (a time loop) makes no allocation after the first execution. Large host buffers are advised
 // for transparent huge pages before their first touch (advise_huge_pages).
 //
+// A size class of up to `full_search` buffers is searched whole for a free one; a larger class (a
+// block-sparse vertex holds thousands of equal blocks) `window` buffers at a time from where the last search
+// ended, so that a request costs a bounded number of checks instead of one per buffer: a free buffer the
+// window misses is found by a later request, at the price of a few more buffers than the fewest possible.
+//
 // Free buffers are kept up to cache_limit bytes (EINREL_POOL_CACHE_BYTES, default 1 GiB); beyond it the
 // largest free buffers are released when a fresh allocation is made. The pool is emptied by a
 // Kokkos::finalize hook, before Kokkos frees its spaces. Host code only; thread-safe.
@@ -55,12 +60,18 @@ class BlockPool {
     static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>, "einrel blocks are f32 or f64");
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t elements = size_class(n);
-    auto& buffers = lists<Scalar>()[elements];
-    for (const auto& b : buffers)
-      if (b.use_count() == 1) {
+    SizeClass<Scalar>& size = lists<Scalar>()[elements];
+    auto& buffers = size.buffers;
+    const std::size_t checks = buffers.size() <= full_search ? buffers.size() : window;
+    for (std::size_t i = 0; i < checks; ++i) {
+      const std::size_t at = (size.cursor + i) % buffers.size();
+      if (buffers[at].use_count() == 1) {
+        size.cursor = at + 1;
         ++stats_.reuses;
-        return Kokkos::subview(b, std::make_pair(std::size_t(0), n));
+        return Kokkos::subview(buffers[at], std::make_pair(std::size_t(0), n));
       }
+    }
+    if (!buffers.empty()) size.cursor = (size.cursor + checks) % buffers.size();
     trim();
     buffers.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::pool/" + label), elements);
     if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
@@ -109,8 +120,16 @@ class BlockPool {
   }
 
  private:
+  static constexpr std::size_t full_search = 1024, window = 32;
+
+  // The buffers of one size class, and where the next search starts.
   template <class Scalar>
-  using Lists = std::map<std::size_t, std::vector<Kokkos::View<Scalar*, MemorySpace>>>;
+  struct SizeClass {
+    std::vector<Kokkos::View<Scalar*, MemorySpace>> buffers;
+    std::size_t cursor = 0;
+  };
+  template <class Scalar>
+  using Lists = std::map<std::size_t, SizeClass<Scalar>>;
 
   static BlockPool* create() {
     auto* pool = new BlockPool();  // lives for the process; emptied when Kokkos finalizes
@@ -134,25 +153,28 @@ class BlockPool {
 
   template <class F>
   void for_each_buffer(F&& f) const {
-    for (const auto& [n, list] : floats_)
-      for (const auto& b : list) f(n * sizeof(float), b.use_count() > 1);
-    for (const auto& [n, list] : doubles_)
-      for (const auto& b : list) f(n * sizeof(double), b.use_count() > 1);
+    for (const auto& [n, size] : floats_)
+      for (const auto& b : size.buffers) f(n * sizeof(float), b.use_count() > 1);
+    for (const auto& [n, size] : doubles_)
+      for (const auto& b : size.buffers) f(n * sizeof(double), b.use_count() > 1);
   }
 
-  // Releases free buffers, largest first, until at most `keep` free bytes remain cached.
+  // Releases free buffers, largest first, until at most `keep` free bytes remain cached (none to release when
+  // the pool holds no more than that in all).
   void release_free(std::size_t keep) {
+    if (held_bytes_ <= keep) return;
     std::size_t free_bytes = 0;
     for_each_buffer([&](std::size_t bytes, bool used) { free_bytes += used ? 0 : bytes; });
     auto drop = [&](auto& lists, std::size_t element_bytes) {
       for (auto it = lists.rbegin(); it != lists.rend() && free_bytes > keep; ++it) {
-        auto& list = it->second;
+        auto& list = it->second.buffers;
         for (std::size_t i = list.size(); i-- > 0 && free_bytes > keep;)
           if (list[i].use_count() == 1) {
             free_bytes -= it->first * element_bytes;
             held_bytes_ -= it->first * element_bytes;
             list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
           }
+        it->second.cursor = 0;
       }
     };
     drop(doubles_, sizeof(double));
