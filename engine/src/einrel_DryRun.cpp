@@ -67,8 +67,9 @@ double smallest_gemm_dimension(const ResolvedEinSum& r) {
 }
 
 // The model's time for one kernel call (MachineModel): the longer of its flops (2 per join result of a
-// binary call that aggregates, one otherwise) and its blocks' bytes at the memory rate. A contraction's flop
-// rate falls with its smallest GEMM dimension d, as d / (d + gemm_half_rate_dimension). Cached per bounds.
+// binary call that aggregates, one otherwise) and its blocks' bytes at the memory rate, plus the call's own
+// cost (call_seconds). A contraction's flop rate falls with its smallest GEMM dimension d, as
+// d / (d + gemm_half_rate_dimension). Cached per bounds.
 class KernelSeconds {
  public:
   KernelSeconds(const EinSum& e, Dtype dtype, const MachineModel& model)
@@ -85,7 +86,8 @@ class KernelSeconds {
     const double d = smallest_gemm_dimension(r);
     const double rate =
         d > 0 ? model_.flops_per_second * d / (d + model_.gemm_half_rate_dimension) : model_.flops_per_second;
-    return it->second = std::max(flops / rate, elements * element_ / model_.memory_bytes_per_second);
+    return it->second =
+               std::max(flops / rate, elements * element_ / model_.memory_bytes_per_second) + model_.call_seconds;
   }
   // The flops of a call on these bounds (after operator() has seen them).
   double flops(const std::vector<Bound>& bounds) const { return flops_.at(bounds); }

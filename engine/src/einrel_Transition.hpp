@@ -19,7 +19,7 @@ namespace einrel::engine {
 // Bytes alone would always pick point-to-point, which moves exactly the missing pieces; the latency term is
 // what favours one collective call over many messages. A kernel call takes the longer of its flops at
 // `flops_per_second` and the bytes of its operand and output blocks at `memory_bytes_per_second` (a
-// roofline), and re-reading an input from its source `file_seconds_per_byte` per byte.
+// roofline), plus `call_seconds`, and re-reading an input from its source `file_seconds_per_byte` per byte.
 struct MachineModel {
   double latency_seconds = 2e-6;
   double seconds_per_byte = 1e-10;         // 10 GB/s
@@ -29,6 +29,9 @@ struct MachineModel {
   // A contraction call whose smallest GEMM dimension (rows, columns or inner extent) is d runs at
   // flops_per_second · d / (d + this): its packing and edge work, amortized over larger blocks.
   double gemm_half_rate_dimension = 64;
+  // What every kernel call costs besides its flops and bytes (resolving it, choosing and launching its
+  // kernel): what makes thousands of small calls, such as a block-sparse vertex's, slower than their flops.
+  double call_seconds = 5e-6;
 };
 
 // Which ways the engine may use: `automatic` takes the cheaper by the model; the others force one where it

@@ -47,6 +47,9 @@ def main():
     half = machine.get("gemm_half_rate_dimension")  # the dimension where a call runs at half the rate
     if not (isinstance(half, (int, float)) and 0 <= half <= 4 * 768):
         failures.append(f"gemm_half_rate_dimension = {half} is not plausible")
+    call = machine.get("call_seconds")  # a kernel call's own cost, besides its flops
+    if not (isinstance(call, (int, float)) and 0 <= call < 1e-3):
+        failures.append(f"call_seconds = {call} is not plausible")
     if machine.get("num_ranks") != 2:
         failures.append(f"num_ranks {machine.get('num_ranks')}, expected 2")
 

@@ -99,6 +99,20 @@ void measure_kernels(const Communicator& comm, int reps, engine::MachineModel& m
                                                   : std::min(large * (q - 1) / (ratio - q), 4 * large);
   machine.flops_per_second = large_rate * (large + machine.gemm_half_rate_dimension) / large;
 
+  // The cost of a call itself: many calls on 4-cubes, resolved as the engine resolves each, less their flops.
+  constexpr Extent tiny = 4;
+  constexpr int tiny_calls = 2000;
+  const Block ta = filled("calibrate/ta", {tiny, tiny}, 0.5), tb = filled("calibrate/tb", {tiny, tiny}, 0.25);
+  const Block tc = filled("calibrate/tc", {tiny, tiny}, 0.0);
+  const EinSum product = EinSum::parse("ij,jk->ik", 2);
+  const double calls = slowest_median(comm, reps, [&] {
+    for (int call = 0; call < tiny_calls; ++call)
+      kernels::einsum(Exec{}, resolve(product, {ta.bound(), tb.bound()}), ta, std::optional<Block>(tb), tc);
+    compat::fence(Exec{}, "einrel calibrate: calls");
+  });
+  const double flops = 2.0 * static_cast<double>(tiny * tiny * tiny) / machine.flops_per_second;
+  machine.call_seconds = std::max(calls / tiny_calls - flops, 0.0);
+
   const Extent m = Extent{1} << 22;
   const Block x = filled("calibrate/x", {m}, 1.0), y = filled("calibrate/y", {m}, 2.0),
               z = filled("calibrate/z", {m}, 0);
@@ -178,8 +192,9 @@ void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream
   else
     s << "  one rank: MPI latency and bandwidth keep their defaults (run under mpiexec with 2 or more ranks)\n";
   s << "  kernels " << machine.flops_per_second * 1e-9 << " GFLOP/s on large blocks, half of it at a smallest GEMM "
-    << "dimension of " << machine.gemm_half_rate_dimension << " (768- and 192-cube f64 products), memory "
-    << machine.memory_bytes_per_second * 1e-9 << " GB/s (element-wise sum)\n"
+    << "dimension of " << machine.gemm_half_rate_dimension << " (768- and 192-cube f64 products), "
+    << machine.call_seconds * 1e6 << " us per call besides its flops, memory " << machine.memory_bytes_per_second * 1e-9
+    << " GB/s (element-wise sum)\n"
     << "  HDF5 read " << 1e-9 / machine.file_seconds_per_byte << " GB/s per rank\n";
   if (options.output)
     s << "wrote " << *options.output << " (use it with --machine)\n";

@@ -17,7 +17,8 @@ std::vector<std::pair<const char*, double engine::MachineModel::*>> rates() {
           {"file_seconds_per_byte", &M::file_seconds_per_byte},
           {"flops_per_second", &M::flops_per_second},
           {"memory_bytes_per_second", &M::memory_bytes_per_second},
-          {"gemm_half_rate_dimension", &M::gemm_half_rate_dimension}};
+          {"gemm_half_rate_dimension", &M::gemm_half_rate_dimension},
+          {"call_seconds", &M::call_seconds}};
 }
 
 }  // namespace
@@ -34,8 +35,8 @@ engine::MachineModel read_machine_file(const std::string& path) {
     for (const auto& [rate, member] : rates()) {
       if (name != rate) continue;
       known = true;
-      const bool may_be_zero =
-          name == std::string("latency_seconds") || name == std::string("gemm_half_rate_dimension");
+      const bool may_be_zero = name == std::string("latency_seconds") ||
+                               name == std::string("gemm_half_rate_dimension") || name == std::string("call_seconds");
       if (value < 0 || (value == 0 && !may_be_zero))
         throw Error(path + ": '" + name + "' must be positive, got " + io::json_number(value));
       machine.*member = value;
