@@ -19,8 +19,9 @@ namespace einrel::engine {
 // Join tuples (eindecomp.txt §4.3: one kernel call per key of the unique labels) are numbered in C order
 // over the output labels in `output_order` (a permutation of the output labels; the equation's order by
 // default), then the aggregated labels, so the n_agg tuples that aggregate into one output block are
-// consecutive. Tuples are spread evenly in that order: tuple t runs on rank floor(t·R/J). Output block g is
-// owned by the rank of its first tuple, floor(q·R/G) with q its position in C order over `output_order`:
+// consecutive. Tuples are spread evenly in that order: tuple t runs on rank floor(t·R/J) (a sparse vertex
+// spreads the tuples that run by their flops, docs/sparse.md). Output block g is owned by the rank of its
+// first tuple, floor(q·R/G) with q its position in C order over `output_order`:
 // in the equation's order the output layout is Placement::spread over its grid. Schedule chooses the order
 // so that a reader cutting the value the same way finds each block on the rank of its first tuple reading
 // it (tuple_orders, docs/engine.md "Tuple order").
