@@ -151,3 +151,43 @@ TEST(TEST_CATEGORY, redistribute_rejects_foreign_blocks_before_posting) {
 }
 
 }  // namespace
+
+namespace {
+
+// From a block-sparse layout (docs/sparse.md: blocks 1 and 4 of a 3×2 grid absent) to a grid that cuts
+// across it, on every rank: the target reads the source's values where a present block lies and zero where an
+// absent one does, though its blocks start as garbage; nothing is sent for the absent blocks.
+TEST(TEST_CATEGORY, redistribute_absent_blocks_read_zero) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size();
+  const BlockGrid from_grid({9, 8}, {3, 2}), to_grid({9, 8}, {2, 3});
+  std::vector<std::vector<int>> sites(6);
+  for (Extent b = 0; b < 6; ++b)
+    if (b != 1 && b != 4) sites[static_cast<std::size_t>(b)].push_back(static_cast<int>(b % R));
+  const BlockLayout from(from_grid, redistribute::Placement::sites(sites, R)), to(to_grid, R);
+  const auto source = make_source<double>(comm, from, 3);
+  auto target = DTR<double>::allocate("target", comm, to);
+  for (const auto& [key, block] : target.local()) Kokkos::deep_copy(block.view(), 7.0);
+  Exchange<TEST_MEMSPACE> exchange(comm);
+  const redistribute::RedistributionPlan plan(from, to, comm.rank(), sizeof(double));
+  exchange.execute(TEST_EXECSPACE{}, plan, source.local(), target.local());
+  Extent wrong = 0;
+  for (const auto& [key, block] : target.local()) {
+    const Box box = to_grid.box(key);
+    const auto got = tensor_to_host(block);
+    std::size_t i = 0;
+    test::for_each_element(box, to_grid.bound(), std::vector<Extent>(2, 0), [&](Extent flat) {
+      const Extent row = flat / 8, col = flat % 8;
+      const Extent b = from_grid.id({from_grid.block_of(0, row), from_grid.block_of(1, col)});
+      const double want = b == 1 || b == 4 ? 0.0 : value_at(flat, 3);
+      wrong += got[i++] != want;
+    });
+  }
+  EXPECT_EQ(wrong, 0);
+  // The exchange moved only present blocks' elements: 8 × 9 less the absent 3×4 and 3×4.
+  Extent moved = static_cast<Extent>(plan.elements_received() + plan.local_elements()), all = 0;
+  MPI_Allreduce(&moved, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(all, 72 - 24);
+}
+
+}  // namespace

@@ -335,11 +335,8 @@ class StepRunner {
                                             const D<S>& from) {
     const BlockGrid& grid = vs.operand_layout(op.operand).grid();
     Relation<S, Memory> local(grid.rank());
-    for (Extent b : op.new_blocks) {
-      const Bound extents = grid.box(grid.key(b)).extents();
-      local.insert(grid.key(b), op.zero_filled ? Block<S>(vertex.name + "/operand", extents)
-                                               : Block<S>::uninitialized(vertex.name + "/operand", extents));
-    }
+    for (Extent b : op.new_blocks)
+      local.insert(grid.key(b), Block<S>::uninitialized(vertex.name + "/operand", grid.box(grid.key(b)).extents()));
     for (const auto& [b, kept] : op.shared_blocks) local.insert(grid.key(b), from.block(from.grid().key(kept)));
     return local;
   }

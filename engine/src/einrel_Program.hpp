@@ -317,8 +317,6 @@ class Program {
           b.cells.push_back(std::move(place));
         }
       if (b.input) b.target = Distributed<Scalar>::allocate("einrel::Program/" + vertex.name, comm_, layout);
-      if (b.input && b.cover->placement().has_absent())  // what no piece holds is zero, and stays so
-        for (const auto& [key, block] : b.target->local()) Kokkos::deep_copy(block.view(), Scalar(0));
     });
   }
 
@@ -367,8 +365,6 @@ class Program {
             later.emplace_back(piece, cell, corner);
           });
           const auto& value = std::get<Distributed<Scalar>>(*result_->values[v]);
-          if (value.layout().placement().has_absent())  // a sparse output: nothing comes for its absent blocks
-            for (const auto& [key, cell] : target) Kokkos::deep_copy(exec, cell.view(), Scalar(0));
           redistribute::collectively(comm_,
                                      [&] { session_->exchange().execute(exec, *b.plan, value.local(), target); });
           for (const auto& [piece, cell, corner] : later)

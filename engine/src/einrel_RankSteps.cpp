@@ -9,16 +9,6 @@ namespace {
 
 using redistribute::BlockLayout;
 
-// Whether any of `blocks` (of `grid`) overlaps an absent block of `from`: a piece nothing is sent for.
-bool overlaps_absent(const BlockLayout& from, const BlockGrid& grid, const std::vector<Extent>& blocks) {
-  bool found = false;
-  for (Extent b : blocks)
-    for_each_overlap(from.grid(), grid.box(grid.key(b)), [&](const std::vector<Extent>& key, const Box&) {
-      found = found || from.placement().absent(from.grid().id(key));
-    });
-  return found;
-}
-
 // Operand k of EinSum vertex v on `rank`: where its blocks come from and what the rank moves for them.
 OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank) {
   const VertexSchedule& vs = schedule.vertex(v);
@@ -63,7 +53,6 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
     return op;
   }
   for (Extent b : to.blocks_of(rank)) shared_or_new(b);
-  op.zero_filled = from.placement().has_absent() && overlaps_absent(from, to.grid(), op.new_blocks);
   return op;
 }
 

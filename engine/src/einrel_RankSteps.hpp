@@ -32,10 +32,8 @@ struct OperandSteps {
   VertexId producer = 0;
   OperandSource source = OperandSource::exchange;
   std::size_t same_as = 0;         // the earlier operand, for OperandSource::same_as
-  std::vector<Extent> new_blocks;  // taken new and filled by the transition
-  // The new blocks start zero: some overlap absent blocks of a block-sparse producer, which send nothing
-  // (docs/sparse.md).
-  bool zero_filled = false;
+  std::vector<Extent> new_blocks;  // taken new and filled by the transition (zero where the producer's absent
+                                   // blocks lie: redistribute::RedistributionPlan::absent)
   // (operand block, producer block): kept from the producer's blocks on this rank (a block that stays on its
   // rank with the same cut, or the tile a lone allpermute leaves in place).
   std::vector<std::pair<Extent, Extent>> shared_blocks;

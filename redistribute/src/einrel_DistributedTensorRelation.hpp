@@ -85,8 +85,6 @@ DistributedTensorRelation<Scalar, MemorySpace> redistribute(const ExecutionSpace
     throw Error("an exchange moves the blocks of relations made from its own communicator");
   const RedistributionPlan plan(from.layout(), to, from.comm().rank(), sizeof(Scalar), limits);
   auto result = DistributedTensorRelation<Scalar, MemorySpace>::allocate("einrel::redistribute", from.comm(), to);
-  if (from.layout().placement().has_absent())  // absent source blocks send nothing: their pieces read as zero
-    for (const auto& [key, block] : result.local()) Kokkos::deep_copy(exec, block.view(), Scalar(0));
   const ExchangeStats s = exchange.execute(exec, plan, from.local(), result.local());
   if (stats) *stats = s;
   return result;

@@ -177,6 +177,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
     detail::checked_block(source, from, p.source_block, "source");
     detail::checked_block(target, to, p.target_block, "target");
   }
+  for (const Piece& p : plan.absent()) detail::checked_block(target, to, p.target_block, "target");
 
   ExchangeStats stats;
   stats.local_elements = plan.local_elements();
@@ -212,6 +213,9 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
       copy_box(exec, src, detail::corner_in_block(p, from, p.source_block), dst,
                detail::corner_in_block(p, to, p.target_block), p.box.extents());
     }
+    for (const Piece& p : plan.absent())
+      fill_box(exec, target.at(to.key(p.target_block)), detail::corner_in_block(p, to, p.target_block), p.box.extents(),
+               Scalar(0));
   };
   if (plan.rounds().empty()) copy_local();
 

@@ -67,8 +67,7 @@ RedistributionPlan::RedistributionPlan(const BlockLayout& from, const BlockLayou
     for_each_overlap(source, target.box(target.key(t)), [&](const std::vector<Extent>& key, const Box& box) {
       const Extent s = source.id(key);
       const int site = source_sites.source_for(s, rank);
-      if (site < 0) return;  // an absent source block: the target's piece stays zero (docs/sparse.md)
-      (site == rank ? local_ : receives[site]).push_back({s, t, box, 0});
+      (site < 0 ? absent_ : site == rank ? local_ : receives[site]).push_back({s, t, box, 0});
     });
 
   // Sends: every overlap of a source block this rank holds with a target block, to each target site

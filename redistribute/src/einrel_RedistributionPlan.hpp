@@ -78,6 +78,9 @@ class RedistributionPlan {
   const std::vector<PeerStream>& sends() const { return sends_; }        // by increasing peer
   const std::vector<PeerStream>& receives() const { return receives_; }  // by increasing peer
   const std::vector<Piece>& local() const { return local_; }             // copies within this rank
+  // The pieces of this rank's target blocks that lie in absent source blocks (a block-sparse value,
+  // docs/sparse.md): nothing is sent for them, and the exchange writes them zero.
+  const std::vector<Piece>& absent() const { return absent_; }
   const std::vector<Round>& rounds() const { return rounds_; }
 
   Extent elements_sent() const { return sum(sends_); }
@@ -98,7 +101,7 @@ class RedistributionPlan {
   int rank_;
   std::size_t element_bytes_;
   std::vector<PeerStream> sends_, receives_;
-  std::vector<Piece> local_;
+  std::vector<Piece> local_, absent_;
   std::vector<Round> rounds_;
 };
 

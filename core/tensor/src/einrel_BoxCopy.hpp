@@ -99,6 +99,54 @@ void copy_box(const ExecutionSpace& exec, const Tensor<Scalar, MemorySpace>& src
                  num_elements(extent));
 }
 
+// Sets every element of a box of extents `extent` at `lo` of `dst` to `value`: one thread per row of the box,
+// a contiguous inner loop along the last dimension. Asynchronous on `exec`; throws Error when the box does
+// not fit.
+template <class Scalar, class MemorySpace>
+struct BoxFillFunctor {
+  Kokkos::View<Scalar*, MemorySpace> dst;
+  Kokkos::Array<Extent, max_rank> extent, stride;
+  int outer_rank = 0;
+  Extent base = 0, inner = 1;
+  Scalar value{};
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent row) const {
+    Extent d = base, rest = row;
+    for (int k = outer_rank - 1; k >= 0; --k) {
+      d += (rest % extent[k]) * stride[k];
+      rest /= extent[k];
+    }
+    for (Extent t = 0; t < inner; ++t) dst(d + t) = value;
+  }
+};
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+void fill_box(const ExecutionSpace& exec, const Tensor<Scalar, MemorySpace>& dst, const std::vector<Extent>& lo,
+              const std::vector<Extent>& extent, Scalar value) {
+  const std::size_t rank = extent.size();
+  bool fits = dst.bound().size() == rank && lo.size() == rank;
+  for (std::size_t k = 0; fits && k < rank; ++k)
+    fits = lo[k] >= 0 && extent[k] >= 0 && lo[k] + extent[k] <= dst.bound()[k];
+  if (!fits)
+    throw Error("box " + to_string(extent) + " at " + to_string(lo) + " does not fit '" + dst.view().label() + "' " +
+                to_string(dst.bound()));
+  if (num_elements(extent) == 0) return;
+  BoxFillFunctor<Scalar, MemorySpace> f{dst.view(), {}, {}, 0, 0, 1, value};
+  const auto strides = c_order_strides(dst.bound());
+  for (std::size_t k = 0; k < rank; ++k) {
+    f.extent[k] = extent[k];
+    f.stride[k] = strides[k];
+    f.base += lo[k] * strides[k];
+  }
+  if (rank > 0) {
+    f.outer_rank = static_cast<int>(rank) - 1;
+    f.inner = extent[rank - 1];
+  }
+  Kokkos::parallel_for(
+      "einrel::fill_box",
+      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, num_elements(extent) / f.inner), f);
+}
+
 }  // namespace einrel
 
 #endif

@@ -1,9 +1,9 @@
+#include <einrel_BoxCopy.hpp>
 #include <einrel_CounterRandom.hpp>
 #include <einrel_Hdf5Shapes.hpp>
 #include <einrel_RunData.hpp>
 
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 namespace einrel::rundata {
@@ -91,29 +91,16 @@ BlockShape zero_block_shape(const Communicator& comm, io::InputFiles& files, con
   return BlockShape(grid, std::vector<bool>(all.begin(), all.end()));
 }
 
-// Sets to zero the elements of `data` (the C-order elements of `box`) that lie in absent blocks of `shape`:
-// the shape is the truth about a sparse input, whatever its source holds there.
+// Sets to zero the elements of `block` (the box `box` of its tensor) that lie in absent blocks of `shape`:
+// the shape is the truth about a sparse input, whatever its source holds there. Asynchronous on Exec.
 template <class S>
-void zero_absent(const BlockShape& shape, const Box& box, S* data) {
-  const std::vector<Extent> extents = box.extents();
-  const int rank = static_cast<int>(extents.size());
-  if (rank == 0 || box.empty()) return;
+void zero_absent(const BlockShape& shape, const Box& box, const Tensor<S, Memory>& block) {
+  if (box.empty()) return;
   for_each_overlap(shape.grid(), box, [&](const std::vector<Extent>& key, const Box& part) {
     if (shape.present(shape.grid().id(key))) return;
-    // Each run of the last dimension inside `part`, at its offset in the box.
-    std::vector<Extent> at = part.lo;
-    const Extent run = part.hi[rank - 1] - part.lo[rank - 1];
-    while (true) {
-      Extent offset = 0;
-      for (int d = 0; d < rank; ++d) offset = offset * extents[d] + (at[d] - box.lo[d]);
-      std::memset(data + offset, 0, static_cast<std::size_t>(run) * sizeof(S));
-      int d = rank - 2;
-      for (; d >= 0; --d) {
-        if (++at[d] < part.hi[d]) break;
-        at[d] = part.lo[d];
-      }
-      if (d < 0) return;
-    }
+    std::vector<Extent> lo(part.lo.size());
+    for (std::size_t d = 0; d < lo.size(); ++d) lo[d] = part.lo[d] - box.lo[d];
+    fill_box(Exec{}, block, lo, part.extents(), S(0));
   });
 }
 
@@ -175,24 +162,22 @@ void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks,
   if (options_.random_seed) {
     for (const auto& [box, block] : blocks)
       fill_counter_random(Exec{}, *options_.random_seed, streams_.at(v), vertex.bound, box, block.view());
-    compat::fence(Exec{}, "einrel run: random inputs");
-    if (!vertex.shape) return;
+  } else {
+    std::vector<io::HostBox> boxes;
+    std::vector<HostBlock<S>> hosts;
+    for (const auto& [box, block] : blocks) {
+      hosts.push_back(host_view(block));
+      boxes.push_back({box, hosts.back().data()});
+    }
+    if (call == engine::ReadCall::collective)
+      files_.read(sources_.at(vertex.name), vertex.dtype, vertex.bound, boxes);
+    else
+      files_.read_local(sources_.at(vertex.name), vertex.dtype, boxes);
+    for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(blocks[i].second.view(), hosts[i]);
   }
-  std::vector<io::HostBox> boxes;
-  std::vector<HostBlock<S>> hosts;
-  for (const auto& [box, block] : blocks) {
-    hosts.push_back(host_view(block));
-    boxes.push_back({box, hosts.back().data()});
-  }
-  if (options_.random_seed)
-    for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(hosts[i], blocks[i].second.view());
-  else if (call == engine::ReadCall::collective)
-    files_.read(sources_.at(vertex.name), vertex.dtype, vertex.bound, boxes);
-  else
-    files_.read_local(sources_.at(vertex.name), vertex.dtype, boxes);
   if (vertex.shape)
-    for (std::size_t i = 0; i < blocks.size(); ++i) zero_absent(*vertex.shape, blocks[i].first, hosts[i].data());
-  for (std::size_t i = 0; i < blocks.size(); ++i) Kokkos::deep_copy(blocks[i].second.view(), hosts[i]);
+    for (const auto& [box, block] : blocks) zero_absent(*vertex.shape, box, block);
+  compat::fence(Exec{}, "einrel run: inputs");
 }
 template void InputLoader::fill(VertexId, const engine::BoxedBlocks<float, Memory>&, engine::ReadCall);
 template void InputLoader::fill(VertexId, const engine::BoxedBlocks<double, Memory>&, engine::ReadCall);
