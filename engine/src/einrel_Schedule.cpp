@@ -145,10 +145,10 @@ std::vector<Extent> VertexSchedule::tuples_of(int rank) const {
     if (!blocks.empty()) tuples.push_back(blocks[0]);
     return tuples;
   }
-  if (present_) {
-    for (std::size_t i = 0; i < present_->size(); ++i)
-      if (present_rank_[i] == rank) tuples.push_back((*present_)[i]);
-    return tuples;
+  if (present_) {  // ranks do not decrease along the running tuples: this rank's are consecutive
+    const auto [first, last] = std::equal_range(present_rank_.begin(), present_rank_.end(), rank);
+    return std::vector<Extent>(present_->begin() + (first - present_rank_.begin()),
+                               present_->begin() + (last - present_rank_.begin()));
   }
   // t runs on rank r when r·J/R <= t < (r+1)·J/R, rounded up.
   const Extent J = num_tuples_, R = ranks_;
