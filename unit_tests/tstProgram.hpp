@@ -14,6 +14,18 @@ using namespace einrel;
 
 using Values = std::vector<std::optional<AnyTensor<TEST_MEMSPACE>>>;
 
+// This process's rank in MPI_COMM_WORLD, and how many there are.
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+int world_size() {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  return ranks;
+}
+
 // A brick-wall cover of a 2-D bound: `bands` bands of rows, each cut into columns at offsets that shift from
 // band to band (so the bricks form no grid), bricks dealt to the ranks round robin from `first`.
 std::vector<std::vector<Box>> bricks(const Bound& b, int ranks, Extent bands, int first) {
@@ -75,9 +87,7 @@ void expect_pieces(const std::vector<LocalPiece<Scalar, TEST_MEMSPACE>>& pieces,
 
 template <class Scalar>
 void slabs_and_bricks(double tol) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int rank = world_rank(), ranks = world_size();
   const Dtype dtype = dtype_of<Scalar>();
   const Bound a_bound{23, 17}, b_bound{17, 19}, t_bound{23, 19};
   Graph g;
@@ -140,9 +150,7 @@ TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF32) { slabs_and_bricks<float>(1e-5); 
 // the first execute, the uncovered cells are absent, and the outputs (one sparse, one dense) equal the
 // evaluation of the dense equivalent; a dense input's pieces must still cover it.
 TEST(TEST_CATEGORY, SparsePiecesGiveTheShape) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int rank = world_rank(), ranks = world_size();
   const Bound a_bound{24, 18}, b_bound{18, 10};
   Graph g;
   const auto a = g.sparse_input("A", Dtype::f64, a_bound);
@@ -204,9 +212,7 @@ TEST(TEST_CATEGORY, SparsePiecesGiveTheShape) {
 
 // Errors are thrown on every rank with the same message, and the Program stays usable where it can.
 TEST(TEST_CATEGORY, CoverAndBindingErrors) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int rank = world_rank(), ranks = world_size();
   Graph g;
   const auto x = g.input("X", Dtype::f64, {8, 6});
   EinsumOptions named;
@@ -256,9 +262,7 @@ long long kokkos_allocations = 0;
 // kernel temporaries, exchange buffers), on slabs in and bricks out, through contractions, a softmax
 // and reductions.
 TEST(TEST_CATEGORY, ATimeLoopAllocatesNothingAfterTheFirstExecution) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int rank = world_rank(), ranks = world_size();
   const Bound x_bound{24, 16}, w_bound{16, 20};
   Graph g;
   const auto x = g.input("X", Dtype::f64, x_bound);
