@@ -14,7 +14,8 @@ contraction abij,cdab->cdij with extents E. Prints CSV: bench,density,einrel_spa
 dense_over_sparse,scipy_s,scipy_over_sparse,flops_done,flops_dense,floats_moved,predicted,peak_block_bytes,
 peak_dense,peak_ratio. flops_done and flops_dense are the reports' flops of the kernel calls that ran
 (2 per multiply-add); floats_moved and the dry run's prediction come from the sparse run's report; peaks are the busiest
-rank's block bytes. scipy_over_sparse compares scipy on one core with einrel on R ranks.
+rank's block bytes. scipy_over_sparse compares scipy on one core with einrel on R ranks. A first comment line
+gives numpy's one-thread dgemm rate (its own process), against which the dense einrel side is checked.
 
   OMP_NUM_THREADS=1 OMP_PROC_BIND=false python3 perf_tests/sparse_bench.py --einrel build/drivers/einrel --ranks 2
 """
@@ -23,6 +24,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -65,6 +67,19 @@ def scipy_seconds(bench, s, e, tile, density, rng):
     return time.perf_counter() - start
 
 
+def numpy_dgemm_rate(n):
+    """numpy's one-thread n³ dgemm in its own process, warm, median of 3: the machine's BLAS rate per core,
+    the absolute check on the dense einrel peer."""
+    code = ("import numpy as np, time, statistics\n"
+            f"a = np.random.default_rng(1).uniform(-1, 1, ({n}, {n})); b = a.copy(); a @ b\n"
+            "t = []\n"
+            "for _ in range(3):\n    s = time.perf_counter(); a @ b; t.append(time.perf_counter() - s)\n"
+            f"print(2 * {n}**3 / statistics.median(t))")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                                check=True).stdout)
+
+
 def flops(report):
     """The flops of the kernel calls that ran, over all ranks (the report's per-rank count)."""
     return sum(r["flops"] for r in report["ranks"])
@@ -95,6 +110,8 @@ def main():
     args = ap.parse_args()
     args.einrel = os.path.abspath(args.einrel)
     rng = np.random.default_rng(5)
+    print(f"# numpy one-thread dgemm {args.scale}³: {numpy_dgemm_rate(args.scale) / 1e9:.1f} GFLOP/s per core "
+          "(the dense peer's absolute check: einrel dense GFLOP/s per core = flops_dense / einrel_dense_s / ranks)")
     print("bench,density,einrel_sparse_s,einrel_dense_s,dense_over_sparse,scipy_s,scipy_over_sparse,flops_done,"
           "flops_dense,floats_moved,predicted,peak_block_bytes,peak_dense,peak_ratio", flush=True)
     with tempfile.TemporaryDirectory() as work:
