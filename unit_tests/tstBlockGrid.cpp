@@ -74,6 +74,17 @@ TEST(BlockGrid, EvenGridEqualsTheRectilinearGridOfItsCuts) {
   EXPECT_FALSE(BlockGrid({10, 7}, {4, 2}) == BlockGrid::from_cuts({10, 7}, {{0, 2, 5, 8}, {0, 4}}));
 }
 
+// Regression (issue 41): blocks of edge T are what --sparse-tile T means, the last one shorter; an even grid of
+// ceil(n/T) parts cuts elsewhere ([0,4),[4,7),[7,10) for n = 10, T = 4).
+TEST(BlockGrid, TilesHaveTheirEdgeAndTheLastIsShorter) {
+  const BlockGrid g = BlockGrid::tiles({10, 8, 3}, 4);
+  EXPECT_TRUE(g == BlockGrid::from_cuts({10, 8, 3}, {{0, 4, 8}, {0, 4}, {0}}));
+  EXPECT_EQ(g.box({2, 1, 0}), (Box{{8, 4, 0}, {10, 8, 3}}));
+  EXPECT_FALSE(g == BlockGrid({10, 8, 3}, {3, 2, 1}));
+  EXPECT_EQ(BlockGrid::tiles({}, 4).num_blocks(), 1);
+  EXPECT_THROW(BlockGrid::tiles({10}, 0), Error);
+}
+
 TEST(BlockGrid, RejectsBadCuts) {
   EXPECT_THROW(BlockGrid::from_cuts({10}, {{1, 5}}), Error);     // not from 0
   EXPECT_THROW(BlockGrid::from_cuts({10}, {{0, 5, 5}}), Error);  // not strictly increasing

@@ -348,6 +348,26 @@ TEST(StepList, SparseVerticesRunThePresentBlockPairs) {
   }
 }
 
+// Regression (issue 41): a dense input whose first reader skips absent blocks (a product with a sparse input)
+// is placed whole, so that a later reader finds every block of it; it used to hold only the blocks that reader's
+// running tuples read, and a later reader read zeros elsewhere.
+TEST(StepList, ADenseInputFirstReadByASparseVertexIsWhole) {
+  Graph g;
+  const VertexId Z = g.sparse_input("Z", Dtype::f64, {20, 17}), W = g.input("W", Dtype::f64, {20, 17});
+  g.bind_shape(Z, BlockShape(BlockGrid({20, 17}, {2, 2}), {false, true, false, false}));
+  g.output(g.einsum("ij,ij->ij", Z, W, {JoinOp::mul, AggOp::sum, {}, "P"}));
+  g.output(g.einsum("ij->ij", W, {JoinOp::mul, AggOp::sum, {MapKind::scale, 2}, "Q"}));
+  std::mt19937 gen(43);
+  for (int trial = 0; trial < 6; ++trial) {
+    const auto plan = trial % 2 ? test::random_plan(g, gen) : partition::shape_aligned(g, test::random_plan(g, gen), 1);
+    for (int R = 1; R <= 5; ++R) {
+      const engine::Schedule schedule(g, plan, R);
+      ASSERT_TRUE(schedule.vertex(2).sparse());
+      EXPECT_FALSE(schedule.layout(W).placement().has_absent()) << "trial " << trial << ", R = " << R;
+    }
+  }
+}
+
 // A sparse vertex's running tuples are spread by their flops, not by the position among all tuples: with the
 // present blocks all in the first rows (where t·R/J would give every tuple to the first ranks), each rank's
 // share of the flops is within one tuple's of an even share.

@@ -71,6 +71,14 @@ BlockGrid BlockGrid::from_cuts(Bound bound, const std::vector<std::vector<Extent
   return grid;
 }
 
+BlockGrid BlockGrid::tiles(Bound bound, Extent tile) {
+  if (tile < 1) throw Error("blocks of edge " + std::to_string(tile) + ": the edge must be at least 1");
+  std::vector<std::vector<Extent>> starts(bound.size());
+  for (std::size_t d = 0; d < bound.size(); ++d)
+    for (Extent s = 0; s == 0 || s < bound[d]; s += tile) starts[d].push_back(s);
+  return from_cuts(std::move(bound), starts);
+}
+
 Extent BlockGrid::num_blocks() const {
   Extent n = 1;
   for (Extent p : parts_) n *= p;

@@ -33,6 +33,10 @@ class BlockGrid {
   // The grid whose blocks along dimension d start at starts[d] (strictly increasing, first 0, all below
   // bound[d]). Throws Error naming the dimension otherwise.
   static BlockGrid from_cuts(Bound bound, const std::vector<std::vector<Extent>>& starts);
+  // The grid of blocks of edge `tile` from the origin: along each dimension the last block is shorter where
+  // the extent is no multiple of `tile` (one block where the extent is at most `tile`). Throws Error unless
+  // tile >= 1.
+  static BlockGrid tiles(Bound bound, Extent tile);
 
   // Equal grids cut the same bound at the same places (an even grid equals the rectilinear grid with its cuts).
   friend bool operator==(const BlockGrid& a, const BlockGrid& b) {

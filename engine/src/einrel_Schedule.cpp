@@ -284,17 +284,18 @@ JoinOp join_of(AggOp op) {
   return JoinOp::add;
 }
 
-// The layout of a value first placed as an operand is: with a shape, every present block has a site (a
-// block its first reader's tuples skip gets the rank an even spread gives it), so that a later reader
-// finds it; absent blocks have none.
+// The layout of a value first placed as an operand: every block the value holds has a site, so that a
+// later reader finds it. Its first reader's operand layout gives most; a block that reader's tuples skip (it
+// skips absent blocks of another operand, docs/sparse.md) gets the rank an even spread gives it. A sparse
+// value's absent blocks have none; a dense value's every block has one, whoever reads it first.
 BlockLayout value_layout(const BlockLayout& operand, const std::optional<BlockShape>& shape) {
-  if (!shape) return operand;
   const BlockGrid& grid = operand.grid();
-  const BlockShape present = shape->on(grid);
+  if (!shape && !operand.placement().has_absent()) return operand;
+  const std::optional<BlockShape> present = shape ? std::optional<BlockShape>(shape->on(grid)) : std::nullopt;
   const Placement spread = Placement::spread(grid.num_blocks(), operand.num_ranks());
   std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
   for (Extent b = 0; b < grid.num_blocks(); ++b) {
-    if (!present.present(b)) continue;
+    if (present && !present->present(b)) continue;
     auto& s = sites[static_cast<std::size_t>(b)];
     for (int i = 0; i < operand.placement().num_sites(b); ++i) s.push_back(operand.placement().site(b, i));
     if (s.empty()) s.push_back(spread.site(b, 0));

@@ -25,11 +25,16 @@ def cuts(n, parts):
     return [b * q + min(b, r) for b in range(parts + 1)]
 
 
-def expand(mask, shape):
-    """The element mask of a block mask over the even grid of `shape`."""
+def tile_cuts(n, tile):
+    """The block starts of blocks of edge `tile` (the last one shorter), and n."""
+    return list(range(0, n, tile)) + [n]
+
+
+def expand(mask, shape, tile=None):
+    """The element mask of a block mask over the even grid of `shape`, or over its blocks of edge `tile`."""
     out = mask
     for d, n in enumerate(shape):
-        c = cuts(n, mask.shape[d])
+        c = tile_cuts(n, tile) if tile else cuts(n, mask.shape[d])
         out = np.repeat(out, np.diff(c), axis=d)
     return out
 
@@ -60,7 +65,16 @@ CASES = [
      {"A": ("ij", True), "B": ("ij", True)},
      {"P": lambda v: v["A"] * v["B"], "s": lambda v: (v["A"] * v["B"]).sum(axis=1),
       "n": lambda v: (v["A"] ** 2).sum(axis=0)}),
+    # Regression (issue 41): a dense input whose first reader skips absent blocks is whole for its later readers.
+    ("dense_input_read_after_sparse",
+     "input Z f64[{i},{j}]{S}\ninput W f64[{i},{j}]\nP = einsum(\"ij,ij->ij\", Z, W)\n"
+     "Q = einsum(\"ij->ij\", W, map=scale(2))\nU = einsum(\"ij->j\", W, agg=max)\noutput P, Q, U\n",
+     {"Z": ("ij", True), "W": ("ij", False)},
+     {"P": lambda v: v["Z"] * v["W"], "Q": lambda v: 2 * v["W"], "U": lambda v: v["W"].max(axis=0)}),
 ]
+# The outputs of CASES that are dense (a vertex that does not skip absent blocks): every other output is sparse
+# and gets its mask with --sparse-output, absent blocks or not.
+DENSE_OUTPUTS = {"G", "M", "Q", "U"}
 
 
 def make_case(rng, case, source):
@@ -84,7 +98,7 @@ def make_case(rng, case, source):
                 if source == "drop":  # the file holds the zeros; einrel finds them in blocks of edge `tile`
                     tile = 4
                     mask = rng.uniform(0, 1, tuple(-(-n // tile) for n in shape)) < density
-                    x = x * expand(mask, shape)
+                    x = x * expand(mask, shape, tile)
                     f[tensor] = x
                 else:
                     f[tensor] = x  # garbage where the mask says absent: the mask is the truth
@@ -139,11 +153,46 @@ for case in CASES:
                 err = np.abs(got - ref).max() / max(np.abs(ref).max(), 1e-300)
                 if not err <= 1e-12:
                     failures.append(f"{stem}: output {name} differs from numpy by {err:.3e} (relative)")
+                if name not in DENSE_OUTPUTS and name + ".mask" not in f:
+                    failures.append(f"{stem}: sparse output {name} has no mask with --sparse-output")
                 if name + ".mask" in f:
                     mask = f[name + ".mask"][()].astype(bool)
                     if np.any(got[~expand(mask, got.shape)] != 0):
                         failures.append(f"{stem}: output {name} is non-zero outside its mask")
         print(f"{stem}: R = {args.ranks}, moved {report['floats_moved']}, plan by {report.get('proposed_by')}")
+
+# Regression (issue 41): a sparse output gets its mask even when no block of it is absent.
+full = "input A f64[9,7] sparse\ninput B f64[7,5] sparse\nC = einsum(\"ik,kj->ij\", A, B)\noutput C\n"
+path = os.path.join(args.work_dir, "all_present.h5")
+with h5py.File(path, "w") as f:
+    f["A"], f["B"] = rng.uniform(-1, 1, (9, 7)), rng.uniform(-1, 1, (7, 5))
+    f["A.mask"], f["B.mask"] = np.ones((2, 2), np.uint8), np.ones((3, 1), bool)
+report, out, error = run(full, "all_present", ["--input", path, "--sparse-output"])
+if error:
+    failures.append(error)
+else:
+    with h5py.File(out) as f:
+        if "C.mask" not in f or not f["C.mask"][()].all():
+            failures.append("all_present: the sparse output C has no mask, or an absent block, with --sparse-output")
+
+# Regression (issue 41): a mask holds non-negative integers (bool included) and norms non-negative numbers;
+# anything else is one error line naming the dataset and the block, and no output.
+bad_values = [("mask", np.array([[1, -1], [0, 1]], np.int32), "-1"), ("mask", np.array([[1, 0.5], [0, 1]]), "0.5"),
+              ("mask", np.array([[1, np.nan], [0, 1]]), "NaN"), ("norms", np.array([[1, np.nan], [0, 1]]), "NaN"),
+              ("norms", np.array([[1, 2], [-0.5, 1]]), "-0.5")]
+for k, (kind, values, shown) in enumerate(bad_values):
+    path = os.path.join(args.work_dir, f"bad_{kind}_{k}.h5")
+    with h5py.File(path, "w") as f:
+        f["A"], f["B"] = np.ones((6, 6)), np.ones((6, 6))
+        f["A." + kind] = values
+    graph = "input A f64[6,6] sparse\ninput B f64[6,6]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n"
+    stem = f"bad_{kind}_{k}"
+    report, out, error = run(graph, stem, ["--input", path])
+    errors = [l for l in (error or "").splitlines() if "einrel: error:" in l]
+    if not error or len(errors) != 1 or f"A.{kind}" not in errors[0] or shown not in errors[0]:
+        failures.append(f"{stem}: expected one error line naming A.{kind} and {shown}, got: {error}")
+    if os.path.exists(os.path.join(args.work_dir, stem + "_out.h5")):
+        failures.append(f"{stem}: an output file was written on failure")
 
 # Memory and tuples shrink with density: a 512² product at 10 % against the same product dense.
 sparse = "input A f64[512,512] sparse\ninput B f64[512,512] sparse\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n"

@@ -335,8 +335,11 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   });
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);
+    std::vector<bool> masked(session.graph().size(), false);  // --sparse-output: every sparse value's mask
+    for (VertexId v = 0; v < masked.size(); ++v)
+      masked[v] = options.sparse_output && session.schedule().shape(v).has_value();
     rundata::write_values(comm, session.graph(), result->values, rundata::outputs_by_name(session.graph()),
-                          *options.output, options.sparse_output);
+                          *options.output, masked);
   }
   collectively(comm, [&] {
     if (report_file) report_file->commit();

@@ -43,19 +43,12 @@ Sources input_sources(const Graph& graph, const RunOptions& options) {
 
 namespace {
 
-// The even grid of `bound` with blocks of edge `tile` (fewer where an extent is smaller).
-BlockGrid tile_grid(const Bound& bound, Extent tile) {
-  std::vector<Extent> parts;
-  for (Extent e : bound) parts.push_back(std::max<Extent>(1, (e + tile - 1) / tile));
-  return BlockGrid(bound, parts);
-}
-
 // The random stream of input number `input`'s shape: apart from the streams of the inputs' elements.
 constexpr std::uint32_t shape_stream(std::uint32_t input) { return 0x80000000u | input; }
 
 // A block is present when its counter_random value u (index: the block's id) has (u + 1) / 2 < density.
 BlockShape random_shape(const Bound& bound, Extent tile, std::uint64_t seed, std::uint32_t input, double density) {
-  const BlockGrid grid = tile_grid(bound, tile);
+  const BlockGrid grid = BlockGrid::tiles(bound, tile);
   std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()));
   for (Extent b = 0; b < grid.num_blocks(); ++b)
     present[static_cast<std::size_t>(b)] =
@@ -67,7 +60,7 @@ BlockShape random_shape(const Bound& bound, Extent tile, std::uint64_t seed, std
 // rank reads every R-th block; the ranks then agree on the mask.
 BlockShape zero_block_shape(const Communicator& comm, io::InputFiles& files, const io::DatasetSource& source,
                             Dtype dtype, const Bound& bound, Extent tile) {
-  const BlockGrid grid = tile_grid(bound, tile);
+  const BlockGrid grid = BlockGrid::tiles(bound, tile);
   std::vector<unsigned char> mine(static_cast<std::size_t>(grid.num_blocks()), 0), all(mine.size());
   dispatch_dtype(dtype, [&](auto scalar) {
     using S = decltype(scalar);
@@ -235,7 +228,8 @@ void inject_at_write(const engine::Options& options, int rank,
 }
 
 void write_values(const Communicator& comm, const Graph& graph, const Values& values,
-                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path, bool masks) {
+                  const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
+                  const std::vector<bool>& masked) {
   std::vector<io::DatasetBoxes> boxes;
   std::vector<std::string> zero_filled;
   std::vector<io::DatasetMask> mask_datasets;
@@ -247,7 +241,7 @@ void write_values(const Communicator& comm, const Graph& graph, const Values& va
         [&](const auto& d) {
           const redistribute::Placement& placement = d.layout().placement();
           if (placement.has_absent()) zero_filled.push_back(out.name);
-          if (placement.has_absent() && masks) {
+          if (v < masked.size() && masked[v]) {
             io::DatasetMask& m = mask_datasets.emplace_back();
             m.name = out.name + ".mask";
             m.dims = d.grid().parts();

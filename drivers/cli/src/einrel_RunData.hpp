@@ -90,10 +90,11 @@ void inject_at_write(const engine::Options& options, int rank,
 
 // Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or
 // nothing), each block written by the first site that holds it. A block-sparse value's absent blocks read
-// as zeros; with `masks`, its mask is written next to it ("NAME.mask", docs/sparse.md).
+// as zeros. A vertex v with masked[v] (one entry per vertex, or none) gets its mask next to it ("NAME.mask",
+// docs/sparse.md: one entry per block of its layout's grid, 0 where absent), absent blocks or not.
 void write_values(const redistribute::Communicator& comm, const Graph& graph, const Values& values,
                   const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
-                  bool masks = false);
+                  const std::vector<bool>& masked = {});
 
 }  // namespace einrel::rundata
 

@@ -4,6 +4,10 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -13,6 +17,15 @@ std::string mask_dataset(const std::string& dataset) { return dataset + ".mask";
 std::string norms_dataset(const std::string& dataset) { return dataset + ".norms"; }
 
 namespace {
+
+// A dataset value as a message shows it: integers without a fraction, NaN and infinities by name.
+std::string format_number(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
 
 // The parts per dimension of a shape dataset, checked against the tensor's bound.
 std::vector<Extent> shape_parts(hid_t dataset, const std::string& where, const std::string& name, const Bound& bound) {
@@ -31,6 +44,26 @@ std::vector<Extent> shape_parts(hid_t dataset, const std::string& where, const s
   return parts;
 }
 
+// Reads a whole dataset of n numbers into `values` as doubles: any integer or float type, and enumerations over
+// integers (h5py stores numpy's bool so) through their base type. False when HDF5 cannot.
+bool read_as_doubles(hid_t dataset, std::vector<double>& values) {
+  const detail::Handle file_type(H5Dget_type(dataset), H5Tclose);
+  if (!file_type.ok()) return false;
+  if (H5Tget_class(file_type.get()) != H5T_ENUM)
+    return H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
+  const detail::Handle memory_type(H5Tget_native_type(file_type.get(), H5T_DIR_ASCEND), H5Tclose);
+  const detail::Handle base(memory_type.ok() ? H5Tget_super(memory_type.get()) : -1, H5Tclose);
+  if (!base.ok()) return false;
+  // The enumeration's values are its base integers in memory; converted in place to doubles (8 bytes each,
+  // at least the base's size).
+  std::vector<unsigned char> buffer(values.size() * std::max<std::size_t>(sizeof(double), H5Tget_size(base.get())));
+  if (H5Dread(dataset, memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0 ||
+      H5Tconvert(base.get(), H5T_NATIVE_DOUBLE, values.size(), buffer.data(), nullptr, H5P_DEFAULT) < 0)
+    return false;
+  std::memcpy(values.data(), buffer.data(), values.size() * sizeof(double));
+  return true;
+}
+
 }  // namespace
 
 std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bound& bound) {
@@ -47,18 +80,23 @@ std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bo
     if (!dataset.ok()) throw Error(where + ": '" + name + "' is not a dataset");
     const BlockGrid grid(bound, shape_parts(dataset.get(), where, name, bound));
     const auto n = static_cast<std::size_t>(grid.num_blocks());
+    // Read as doubles whatever the stored type (integers of up to 53 bits exactly), then checked: a mask holds
+    // non-negative integers (bool included), norms non-negative numbers (docs/sparse.md).
+    std::vector<double> values(n);
+    if (!read_as_doubles(dataset.get(), values))
+      throw Error(where + ": reading dataset '" + name + "' failed (" +
+                  (norms ? "norms hold numbers" : "a mask holds non-negative integers") + ")");
     std::vector<bool> present(n);
-    bool read = false;
-    if (norms) {
-      std::vector<double> values(n);
-      read = H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
-      for (std::size_t b = 0; b < n; ++b) present[b] = values[b] > 0;
-    } else {
-      std::vector<unsigned char> values(n);
-      read = H5Dread(dataset.get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
-      for (std::size_t b = 0; b < n; ++b) present[b] = values[b] != 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      const double x = values[b];
+      const bool ok = norms ? x >= 0 : (x >= 0 && std::floor(x) == x);  // false for NaN
+      if (!ok)
+        throw Error(
+            where + ": dataset '" + name + "' has " + format_number(x) + " at block " +
+            to_string(grid.key(static_cast<Extent>(b))) + ": " +
+            (norms ? "norms are non-negative numbers (0: absent)" : "a mask holds non-negative integers (0: absent)"));
+      present[b] = x > 0;
     }
-    if (!read) throw Error(where + ": reading dataset '" + name + "' failed (a mask holds integers, norms floats)");
     return BlockShape(grid, std::move(present));
   }
   return std::nullopt;
