@@ -125,4 +125,102 @@ TEST(CApi, SeveralPiecesPerRankInF32) {
   EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
 }
 
+// Regression (issue 41): every invalid argument is EINREL_INVALID_ARGUMENT with this call's own message; a null
+// data pointer for a non-empty box used to pass and crash in execute.
+TEST(CApi, EveryInvalidArgumentSetsItsOwnMessage) {
+  einrel_graph g = parsed("input A f64[4,3]\nB = einsum(\"ij->ji\", A)\noutput B\n");
+  einrel_program p = nullptr;
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &p), EINREL_OK) << einrel_last_error();
+  const int64_t lo[2] = {0, 0}, hi[2] = {4, 3}, reversed_hi[2] = {4, -1}, empty_hi[2] = {0, 3};
+  const void* null_data[1] = {nullptr};
+  std::vector<double> a(12, 1.0);
+  const void* data[1] = {a.data()};
+  // Each call fails with a message naming what is wrong (checked right after the call: the message is the last
+  // failure's).
+  auto expect_invalid = [](einrel_status status, const char* expect) {
+    EXPECT_EQ(status, EINREL_INVALID_ARGUMENT) << expect;
+    EXPECT_NE(std::string(einrel_last_error()).find(expect), std::string::npos) << einrel_last_error();
+  };
+  expect_invalid(einrel_program_set_input(p, "A", EINREL_F64, 2, 1, lo, hi, null_data), "null data pointer");
+  expect_invalid(einrel_program_set_input(p, "A", EINREL_F64, 2, 1, lo, hi, nullptr), "data array is null");
+  expect_invalid(einrel_program_set_input(p, "A", EINREL_F64, 2, 1, nullptr, hi, data), "null boxes");
+  expect_invalid(einrel_program_set_input(p, "A", EINREL_F64, 2, -1, lo, hi, data), "negative count");
+  expect_invalid(einrel_program_set_input(p, "A", EINREL_F64, -2, 1, lo, hi, data), "negative rank");
+  expect_invalid(einrel_program_set_input(p, "A", EINREL_F64, 2, 1, lo, reversed_hi, data), "reversed");
+  expect_invalid(einrel_program_set_input(p, "A", static_cast<einrel_dtype>(7), 2, 1, lo, hi, data), "unknown dtype 7");
+  expect_invalid(einrel_program_set_input(p, nullptr, EINREL_F64, 2, 1, lo, hi, data), "name is null");
+  expect_invalid(einrel_program_set_output(p, "B", EINREL_F64, 2, 1, lo, hi, nullptr), "data array is null");
+  expect_invalid(einrel_program_procs(p, nullptr), "result pointer is null");
+  expect_invalid(einrel_program_create(g, MPI_COMM_NULL, nullptr, nullptr), "result pointer is null");
+  // An empty box may have no data.
+  EXPECT_EQ(einrel_program_set_input(p, "A", EINREL_F64, 2, 1, lo, empty_hi, null_data), EINREL_OK)
+      << einrel_last_error();
+  EXPECT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
+}
+
+// Regression (issue 41): a freed handle is an invalid argument, not a use after free.
+TEST(CApi, FreedHandlesAreInvalidArguments) {
+  einrel_graph g = parsed("input A f64[4,3]\nB = einsum(\"ij->ji\", A)\noutput B\n");
+  einrel_program p = nullptr;
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &p), EINREL_OK) << einrel_last_error();
+  ASSERT_EQ(einrel_graph_free(g), EINREL_OK);  // the program keeps its own graph
+  EXPECT_EQ(einrel_graph_free(g), EINREL_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(einrel_last_error()).find("not a live einrel graph"), std::string::npos);
+  einrel_program q = nullptr;
+  EXPECT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &q), EINREL_INVALID_ARGUMENT);
+  EXPECT_EQ(q, nullptr);
+  ASSERT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_program_execute(p), EINREL_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(einrel_last_error()).find("einrel_program_execute"), std::string::npos);
+  EXPECT_EQ(einrel_program_set_input(p, "A", EINREL_F64, 2, 0, nullptr, nullptr, nullptr), EINREL_INVALID_ARGUMENT);
+  int64_t procs = 0;
+  EXPECT_EQ(einrel_program_procs(p, &procs), EINREL_INVALID_ARGUMENT);
+  EXPECT_EQ(einrel_program_free(p), EINREL_INVALID_ARGUMENT);
+  int not_a_handle = 0;
+  EXPECT_EQ(einrel_program_execute(reinterpret_cast<einrel_program>(&not_a_handle)), EINREL_INVALID_ARGUMENT);
+}
+
+// Regression (issue 41): the Fortran module's binding of a column-major array. A field u[6,6] on R ranks, each
+// holding the rows of a slab as uf(6, rows): the C-order box [first, 0]..[first + rows, 6] is the array's shape
+// reversed and computes; the same box in Fortran order ([0, first]..[6, first + rows]) is refused with a
+// message, not computed into garbage with status OK.
+TEST(CApi, ColumnMajorBoxesMustBeTheArraysShapeReversed) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  constexpr int64_t n = 6;
+  einrel_graph g = parsed("input u f64[6,6]\ns = einsum(\"ij->i\", u)\noutput s\n");
+  einrel_program p = nullptr;
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &p), EINREL_OK) << einrel_last_error();
+  const int64_t first = n * rank / size, rows = n * (rank + 1) / size - first;
+  std::vector<double> uf(static_cast<std::size_t>(n * rows));  // uf(j+1, i-first+1) = u[i, j] = 6i + j
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < n; ++j) uf[static_cast<std::size_t>(i * n + j)] = static_cast<double>((first + i) * n + j);
+  const int64_t shape[2] = {n, rows};
+  if (rows != n) {
+    const int64_t fortran_lo[2] = {0, first}, fortran_hi[2] = {n, first + rows};
+    EXPECT_EQ(einrel_program_set_column_major(p, "u", 1, EINREL_F64, 2, fortran_lo, fortran_hi, 2, shape, uf.data()),
+              EINREL_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(einrel_last_error()).find("C order"), std::string::npos) << einrel_last_error();
+  }
+  const int64_t one_dim[1] = {0};
+  EXPECT_EQ(einrel_program_set_column_major(p, "u", 1, EINREL_F64, 1, one_dim, one_dim, 2, shape, uf.data()),
+            EINREL_INVALID_ARGUMENT);
+  const int64_t lo[2] = {first, 0}, hi[2] = {first + rows, n};
+  ASSERT_EQ(einrel_program_set_column_major(p, "u", 1, EINREL_F64, 2, lo, hi, 2, shape, uf.data()), EINREL_OK)
+      << einrel_last_error();
+  std::vector<double> s(n, -1.0);
+  const int64_t s_shape[1] = {n}, s_lo[1] = {0}, s_hi[1] = {n};
+  if (rank == 0) {
+    ASSERT_EQ(einrel_program_set_column_major(p, "s", 0, EINREL_F64, 1, s_lo, s_hi, 1, s_shape, s.data()), EINREL_OK);
+  } else {
+    ASSERT_EQ(einrel_program_set_output(p, "s", EINREL_F64, 1, 0, nullptr, nullptr, nullptr), EINREL_OK);
+  }
+  ASSERT_EQ(einrel_program_execute(p), EINREL_OK) << einrel_last_error();
+  for (int64_t i = 0; i < n && rank == 0; ++i) EXPECT_EQ(s[static_cast<std::size_t>(i)], 36.0 * i + 15.0) << i;
+  EXPECT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
+}
+
 }  // namespace

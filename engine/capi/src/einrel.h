@@ -2,9 +2,11 @@
  * many times on pieces of the caller's own arrays, for C and (through the module `einrel`) Fortran codes.
  *
  * Every function returns an einrel_status; on failure einrel_last_error() gives a one-line message (until
- * the calling thread's next failure). No exception or abort crosses this interface. Calls marked
- * "collective" must be made by every rank of the program's communicator, in the same order; a failure of a
- * collective call is reported with the same message on every rank.
+ * the calling thread's next failure). Every argument is checked: a null, freed or foreign handle, a null pointer
+ * where data is needed, a negative count or a reversed box is EINREL_INVALID_ARGUMENT, and a call that needs MPI
+ * (creating, executing or freeing a program) made before MPI_Init or after MPI_Finalize is EINREL_ERROR. No exception
+ * or abort crosses this interface. Calls marked "collective" must be made by every rank of the program's communicator,
+ * in the same order; a failure of a collective call is reported with the same message on every rank.
  *
  * Tensors are C order: a box is [lo, hi) per dimension, zero-based, and a piece holds its box's elements in
  * C order (the last index fastest). The caller owns MPI: it calls MPI_Init_thread with at least
@@ -24,7 +26,8 @@ extern "C" {
 typedef enum einrel_status {
   EINREL_OK = 0,
   EINREL_ERROR = 1,           /* the library's error: the message says what */
-  EINREL_INVALID_ARGUMENT = 2 /* a null handle or pointer, a negative count, an unknown dtype */
+  EINREL_INVALID_ARGUMENT = 2 /* a null, freed or foreign handle; a null pointer where data is needed; a negative
+                                 count or rank; a reversed or negative box; an unknown dtype */
 } einrel_status;
 
 typedef enum einrel_dtype { EINREL_F32 = 0, EINREL_F64 = 1 } einrel_dtype;
@@ -58,6 +61,15 @@ einrel_status einrel_program_set_input(einrel_program program, const char* name,
 /* Local: where this rank wants its pieces of output `name` written by each execution. */
 einrel_status einrel_program_set_output(einrel_program program, const char* name, einrel_dtype dtype, int rank,
                                         int count, const int64_t* lo, const int64_t* hi, void* const* data);
+
+/* Local: the Fortran module's binding of one column-major array (einrel_set_input/_output in Fortran): an input
+ * (input != 0) or output piece at `data`, an array of `array_rank` dimensions with extents `array_shape` in its
+ * own (column-major) order, and its C-order box [lo, hi) of `box_rank` dimensions. The box's extents must be
+ * the array's shape reversed (a(n1, ..., nk) is the C-order tensor [nk, ..., n1]); anything else is
+ * EINREL_INVALID_ARGUMENT with a message saying so. */
+einrel_status einrel_program_set_column_major(einrel_program program, const char* name, int input, einrel_dtype dtype,
+                                              int box_rank, const int64_t* lo, const int64_t* hi, int array_rank,
+                                              const int64_t* array_shape, const void* data);
 
 /* Collective: evaluates the graph on the bound pieces and writes the output pieces. */
 einrel_status einrel_program_execute(einrel_program program);

@@ -82,6 +82,16 @@ module einrel
       type(c_ptr), dimension(*), intent(in) :: data
       integer(c_int) :: status
     end function c_set_output
+    function c_set_column_major(program, name, input, dtype, box_rank, lo, hi, array_rank, array_shape, data) &
+        bind(C, name="einrel_program_set_column_major") result(status)
+      import :: c_ptr, c_int, c_char, c_int64_t
+      type(c_ptr), value :: program
+      character(kind=c_char), dimension(*), intent(in) :: name
+      integer(c_int), value :: input, dtype, box_rank, array_rank
+      integer(c_int64_t), dimension(*), intent(in) :: lo, hi, array_shape
+      type(c_ptr), value :: data
+      integer(c_int) :: status
+    end function c_set_column_major
     function c_execute(program) bind(C, name="einrel_program_execute") result(status)
       import :: c_ptr, c_int
       type(c_ptr), value :: program
@@ -164,29 +174,30 @@ contains
     end if
   end function einrel_set_no_piece
 
-  ! One piece at `data` (an array of `rank` dimensions and `elements` elements) with C-order box [lo, hi):
-  ! an input or an output. A box of another rank or size than the array is an invalid argument.
-  integer function set_piece(program, name, input, dtype, lo, hi, data, rank, elements) result(status)
+  ! One piece at `data` (an array of shape `array_shape`) with C-order box [lo, hi): an input or an output. A box
+  ! of another rank than the array, or whose extents are not the array's shape reversed, is an invalid argument
+  ! (checked by the C API, which sets the message).
+  integer function set_piece(program, name, input, dtype, lo, hi, data, array_shape) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
     logical, intent(in) :: input
     integer(c_int), intent(in) :: dtype
-    integer, intent(in) :: lo(:), hi(:), rank
+    integer, intent(in) :: lo(:), hi(:)
     type(c_ptr), intent(in) :: data
-    integer(c_int64_t), intent(in) :: elements
-    type(c_ptr) :: pieces(1)
-    if (size(lo) /= rank .or. size(hi) /= rank .or. product(int(hi - lo, c_int64_t)) /= elements) then
-      status = EINREL_INVALID_ARGUMENT
-      return
-    end if
-    pieces(1) = data
-    if (input) then
-      status = c_set_input(program%handle, name // c_null_char, dtype, int(size(lo), c_int), 1_c_int, &
-                           int(lo, c_int64_t), int(hi, c_int64_t), pieces)
-    else
-      status = c_set_output(program%handle, name // c_null_char, dtype, int(size(lo), c_int), 1_c_int, &
-                            int(lo, c_int64_t), int(hi, c_int64_t), pieces)
-    end if
+    integer(c_int64_t), intent(in) :: array_shape(:)
+    integer(c_int64_t) :: lo_c(max(1, size(lo))), hi_c(max(1, size(lo))), shape_c(max(1, size(array_shape)))
+    integer(c_int) :: input_c, box_rank
+    lo_c = 0
+    hi_c = 0
+    shape_c = 0
+    lo_c(1:size(lo)) = int(lo, c_int64_t)
+    hi_c(1:min(size(lo), size(hi))) = int(hi(1:min(size(lo), size(hi))), c_int64_t)
+    shape_c(1:size(array_shape)) = array_shape
+    input_c = merge(1_c_int, 0_c_int, input)
+    box_rank = int(size(lo), c_int)
+    if (size(hi) /= size(lo)) box_rank = -1  ! the C API reports lo and hi of different lengths
+    status = c_set_column_major(program%handle, name // c_null_char, input_c, dtype, box_rank, lo_c, hi_c, &
+                                int(size(array_shape), c_int), shape_c, data)
   end function set_piece
 
   ! One piece of any rank (assumed rank: the whole contiguous array), f64 or f32.
@@ -195,28 +206,28 @@ contains
     character(len=*), intent(in) :: name
     integer, intent(in) :: lo(:), hi(:)
     real(c_double), intent(in), target, contiguous :: a(..)
-    status = set_piece(program, name, .true., EINREL_F64, lo, hi, c_loc(a), rank(a), size(a, kind=c_int64_t))
+    status = set_piece(program, name, .true., EINREL_F64, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
   end function set_input_d
   integer function set_input_s(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
     integer, intent(in) :: lo(:), hi(:)
     real(c_float), intent(in), target, contiguous :: a(..)
-    status = set_piece(program, name, .true., EINREL_F32, lo, hi, c_loc(a), rank(a), size(a, kind=c_int64_t))
+    status = set_piece(program, name, .true., EINREL_F32, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
   end function set_input_s
   integer function set_output_d(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
     integer, intent(in) :: lo(:), hi(:)
     real(c_double), intent(inout), target, contiguous :: a(..)
-    status = set_piece(program, name, .false., EINREL_F64, lo, hi, c_loc(a), rank(a), size(a, kind=c_int64_t))
+    status = set_piece(program, name, .false., EINREL_F64, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
   end function set_output_d
   integer function set_output_s(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
     integer, intent(in) :: lo(:), hi(:)
     real(c_float), intent(inout), target, contiguous :: a(..)
-    status = set_piece(program, name, .false., EINREL_F32, lo, hi, c_loc(a), rank(a), size(a, kind=c_int64_t))
+    status = set_piece(program, name, .false., EINREL_F32, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
   end function set_output_s
 
   ! Collective: evaluates the graph on the bound pieces (the arrays must stay allocated and in place).
