@@ -6,7 +6,7 @@
   alternate between the two models), and the per-rank list equal to `einrel plan --ranks R`;
 - `--bind` of datasets inside groups; `--random` equal bit for bit to the documented generator (numpy) at
   every p;
-- the error contract: bad input files and a failure injected on the last rank, or on every rank, in every phase end the run
+- the error contract: bad input files, an output directory that fills up, and a failure injected on the last rank, or on every rank, in every phase end the run
   with a non-zero exit, exactly one `einrel: error:` line in all, and no output or report file.
 At 5 ranks and more (oversubscribed on a 2-core runner): the outputs and reports at p = R only.
 With --transitions collectives: the cases only, every run forcing synthesized collectives wherever layouts
@@ -291,6 +291,26 @@ class Checker:
             p = self.einrel("run", "g.ein", "--input", "in.h5", "--output", "out.h5", "--report", "r.json", cwd=d)
             self.expect_one_error(f"{name} input file", d, ["g.ein", "in.h5"], p, expected)
 
+    def full_output_directory(self):
+        """Regression (issue 41): an output directory that fills up while the output is written (a 96 KiB tmpfs
+        for a 1.2 MB output) ends with one error line and nothing left there. Needs root for the mount; says so
+        and skips otherwise."""
+        d = self.graph_dir("full_disk", "input A f64[400,400]\nB = einsum(\"ij->ji\", A, map=scale(2))\noutput B\n")
+        out_dir = os.path.join(d, "out")
+        os.makedirs(out_dir)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", out_dir], capture_output=True)
+        if mounted.returncode != 0:
+            print(f"full output directory: skipped, no tmpfs mount ({mounted.stderr.decode().strip()})")
+            return
+        try:
+            p = self.einrel("run", "g.ein", "--random", "1", "--output", "out/o.h5", cwd=d)
+            lines = [line for line in (p.stdout + p.stderr).splitlines() if "einrel: error:" in line]
+            left = os.listdir(out_dir)
+            self.expect(p.returncode != 0 and len(lines) == 1 and not left,
+                        f"full output directory: exit {p.returncode}, error lines {lines}, left {left}")
+        finally:
+            subprocess.run(["umount", out_dir])
+
     def injected_collective_failures(self):
         """A rank failing at the last step of a synthesized collective sequence: one error line, no output."""
         # j split (the dynamic program's plan: --objective model): T's partial sums reach U by a
@@ -356,6 +376,7 @@ def main():
         c.bind(rng)
         c.random_inputs()
         c.bad_inputs()
+        c.full_output_directory()
         c.injected_failures()
     print(f"{c.failures} failure(s) at {args.ranks} rank(s)")
     return 1 if c.failures else 0
