@@ -237,11 +237,12 @@ void write_values(const Communicator& comm, const Graph& graph, const Values& va
   for (const auto& [name, v] : datasets) {
     const Vertex& vertex = graph.vertex(v);
     io::DatasetBoxes out{name, vertex.dtype, vertex.bound, {}};
+    const bool with_mask = v < masked.size() && masked[v];
     std::visit(
         [&](const auto& d) {
           const redistribute::Placement& placement = d.layout().placement();
           if (placement.has_absent()) zero_filled.push_back(out.name);
-          if (v < masked.size() && masked[v]) {
+          if (with_mask) {
             io::DatasetMask& m = mask_datasets.emplace_back();
             m.name = out.name + ".mask";
             m.dims = d.grid().parts();

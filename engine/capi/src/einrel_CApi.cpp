@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -102,6 +103,15 @@ std::optional<einrel_status> without_mpi(const char* call) {
   return std::nullopt;
 }
 
+// The integer a C caller passed as an einrel_dtype. C lets any int stand there; in C++ an enum value outside
+// the enumerators' range cannot be read as the enum, so its bytes are read as the int they are.
+int dtype_code(const einrel_dtype& dtype) {
+  int code = 0;
+  static_assert(sizeof(code) == sizeof(dtype), "einrel_dtype is an int in C");
+  std::memcpy(&code, &dtype, sizeof code);
+  return code;
+}
+
 std::string box_text(int rank, const int64_t* lo, const int64_t* hi) {
   std::string text = "[";
   for (int d = 0; d < rank; ++d) text += (d ? "," : "") + std::to_string(lo[d]);
@@ -111,12 +121,12 @@ std::string box_text(int rank, const int64_t* lo, const int64_t* hi) {
 }
 
 // The failure of a bind call given its arguments, or nothing: `call` names it.
-std::optional<einrel_status> invalid_pieces(const char* call, const char* name, einrel_dtype dtype, int rank, int count,
+std::optional<einrel_status> invalid_pieces(const char* call, const char* name, int dtype, int rank, int count,
                                             const int64_t* lo, const int64_t* hi, const void* const* data) {
   const std::string where = std::string(call) + (name ? std::string(" '") + name + "'" : std::string());
   if (!name) return invalid(where + ": the name is null");
   if (dtype != EINREL_F32 && dtype != EINREL_F64)
-    return invalid(where + ": unknown dtype " + std::to_string(static_cast<int>(dtype)) +
+    return invalid(where + ": unknown dtype " + std::to_string(dtype) +
                    " (EINREL_F32 or EINREL_F64)");
   if (rank < 0) return invalid(where + ": negative rank " + std::to_string(rank));
   if (count < 0) return invalid(where + ": negative count " + std::to_string(count));
@@ -159,7 +169,7 @@ std::vector<einrel::LocalPiece<Scalar, HostProgram::memory_space>> pieces_of(int
   return pieces;
 }
 
-einrel_status bind(const char* call, einrel_program program, const char* name, einrel_dtype dtype, int rank, int count,
+einrel_status bind(const char* call, einrel_program program, const char* name, int dtype, int rank, int count,
                    const int64_t* lo, const int64_t* hi, const void* const* data, bool input) {
   if (auto dead = dead_handle(call, program, "program")) return *dead;
   if (auto bad = invalid_pieces(call, name, dtype, rank, count, lo, hi, data)) return *bad;
@@ -240,12 +250,12 @@ einrel_status einrel_program_create_f(einrel_graph graph, MPI_Fint comm, const c
 
 einrel_status einrel_program_set_input(einrel_program program, const char* name, einrel_dtype dtype, int rank,
                                        int count, const int64_t* lo, const int64_t* hi, const void* const* data) {
-  return bind("einrel_program_set_input", program, name, dtype, rank, count, lo, hi, data, true);
+  return bind("einrel_program_set_input", program, name, dtype_code(dtype), rank, count, lo, hi, data, true);
 }
 
 einrel_status einrel_program_set_output(einrel_program program, const char* name, einrel_dtype dtype, int rank,
                                         int count, const int64_t* lo, const int64_t* hi, void* const* data) {
-  return bind("einrel_program_set_output", program, name, dtype, rank, count, lo, hi,
+  return bind("einrel_program_set_output", program, name, dtype_code(dtype), rank, count, lo, hi,
               const_cast<const void* const*>(data), false);
 }
 
@@ -264,14 +274,14 @@ einrel_status einrel_program_set_column_major(einrel_program program, const char
     return invalid(where + ": a box of rank " + std::to_string(box_rank) + " for an array of rank " +
                    std::to_string(array_rank) + " " + shape);
   const void* const pieces[1] = {data};
-  if (auto bad = invalid_pieces(call, name, dtype, box_rank, 1, lo, hi, pieces)) return *bad;
+  if (auto bad = invalid_pieces(call, name, dtype_code(dtype), box_rank, 1, lo, hi, pieces)) return *bad;
   // A column-major array a(n1, ..., nk) is the C-order tensor [nk, ..., n1]: the box's extents, in C order,
   // are the array's shape reversed (docs/c-fortran.md, "The index convention").
   for (int d = 0; d < box_rank; ++d)
     if (hi[d] - lo[d] != array_shape[box_rank - 1 - d])
       return invalid(where + ": the box " + box_text(box_rank, lo, hi) + " does not fit the array of shape " + shape +
                      ": a box is in C order, the array's dimensions reversed (docs/c-fortran.md)");
-  return bind(call, program, name, dtype, box_rank, 1, lo, hi, pieces, input != 0);
+  return bind(call, program, name, dtype_code(dtype), box_rank, 1, lo, hi, pieces, input != 0);
 }
 
 einrel_status einrel_program_execute(einrel_program program) {
