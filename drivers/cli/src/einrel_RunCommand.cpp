@@ -82,14 +82,14 @@ struct NonFiniteCount {
 };
 
 // This rank's NaN and ±Inf counts of every graph output, two numbers per vertex (zero for others): each
-// block counted by its owner only.
+// block counted by its first site only (an output that is an input may be held on several ranks).
 std::vector<long long> nonfinite_counts(const Graph& graph, const Values& values, int rank) {
   std::vector<long long> counts(2 * graph.size(), 0);
   for (VertexId v : graph.outputs())
     std::visit(
         [&](const auto& d) {
           for (Extent b : d.layout().blocks_of(rank)) {
-            if (d.layout().owner(b) != rank) continue;
+            if (d.layout().placement().site(b, 0) != rank) continue;
             const auto& view = d.block(d.grid().key(b)).view();
             using View = std::decay_t<decltype(view)>;
             const Kokkos::RangePolicy<Exec> all(0, view.extent(0));
@@ -191,7 +191,8 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   std::vector<long long> all(6 * static_cast<std::size_t>(comm.size()));
   complete(MPI_Igather(mine, 6, MPI_LONG_LONG, all.data(), 6, MPI_LONG_LONG, 0, comm.get(), &request), request,
            "MPI_Igather");
-  const std::vector<long long> nonfinite = nonfinite_counts(graph, result.values, comm.rank());
+  std::vector<long long> nonfinite;
+  collectively(comm, [&] { nonfinite = nonfinite_counts(graph, result.values, comm.rank()); });
   std::vector<long long> nonfinite_sum(nonfinite.size());
   complete(MPI_Ireduce(nonfinite.data(), nonfinite_sum.data(), static_cast<int>(nonfinite.size()), MPI_LONG_LONG,
                        MPI_SUM, 0, comm.get(), &request),
