@@ -55,6 +55,9 @@ TEST(CApi, ABadGraphIsAnErrorWithItsPlace) {
   EXPECT_EQ(g, nullptr);
   EXPECT_EQ(einrel_graph_read("/nonexistent/graph.ein", &g), EINREL_ERROR);
   EXPECT_NE(std::string(einrel_last_error()).find("/nonexistent/graph.ein"), std::string::npos);
+  // Regression (issue 41, found by the C API fuzz target): a directory read as an empty graph.
+  EXPECT_EQ(einrel_graph_read("/", &g), EINREL_ERROR);
+  EXPECT_NE(std::string(einrel_last_error()).find("is a directory"), std::string::npos) << einrel_last_error();
 }
 
 TEST(CApi, CollectiveFailuresAgreeOnEveryRank) {
@@ -152,6 +155,9 @@ TEST(CApi, EveryInvalidArgumentSetsItsOwnMessage) {
   expect_invalid(einrel_program_set_output(p, "B", EINREL_F64, 2, 1, lo, hi, nullptr), "data array is null");
   expect_invalid(einrel_program_procs(p, nullptr), "result pointer is null");
   expect_invalid(einrel_program_create(g, MPI_COMM_NULL, nullptr, nullptr), "result pointer is null");
+  // A rank that is not the tensor's, with no pieces too (found by the C API fuzz target).
+  EXPECT_EQ(einrel_program_set_input(p, "A", EINREL_F64, 4, 0, nullptr, nullptr, nullptr), EINREL_ERROR);
+  EXPECT_NE(std::string(einrel_last_error()).find("rank 4"), std::string::npos) << einrel_last_error();
   // An empty box may have no data.
   EXPECT_EQ(einrel_program_set_input(p, "A", EINREL_F64, 2, 1, lo, empty_hi, null_data), EINREL_OK)
       << einrel_last_error();

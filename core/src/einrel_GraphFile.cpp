@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 namespace einrel {
 namespace {
 
@@ -310,6 +312,10 @@ Graph parse_graph(std::string_view text, const std::string& filename) {
 }
 
 Graph read_graph_file(const std::string& path) {
+  // A directory opens as a stream on Linux and reads as empty: name it rather than parse nothing.
+  struct stat status {};
+  if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode))
+    throw Error("graph file '" + path + "' is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open graph file '" + path + "'");
   std::ostringstream text;

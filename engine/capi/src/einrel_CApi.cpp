@@ -126,8 +126,7 @@ std::optional<einrel_status> invalid_pieces(const char* call, const char* name, 
   const std::string where = std::string(call) + (name ? std::string(" '") + name + "'" : std::string());
   if (!name) return invalid(where + ": the name is null");
   if (dtype != EINREL_F32 && dtype != EINREL_F64)
-    return invalid(where + ": unknown dtype " + std::to_string(dtype) +
-                   " (EINREL_F32 or EINREL_F64)");
+    return invalid(where + ": unknown dtype " + std::to_string(dtype) + " (EINREL_F32 or EINREL_F64)");
   if (rank < 0) return invalid(where + ": negative rank " + std::to_string(rank));
   if (count < 0) return invalid(where + ": negative count " + std::to_string(count));
   if (count == 0) return std::nullopt;
@@ -174,6 +173,12 @@ einrel_status bind(const char* call, einrel_program program, const char* name, i
   if (auto dead = dead_handle(call, program, "program")) return *dead;
   if (auto bad = invalid_pieces(call, name, dtype, rank, count, lo, hi, data)) return *bad;
   return guarded([&] {
+    // A rank is checked against the tensor's even with no pieces: the Program sees only the pieces.
+    if (const auto v = program->program->graph().find(name);
+        v && program->program->graph().vertex(*v).bound.size() != static_cast<std::size_t>(rank))
+      throw einrel::Error(std::string(call) + " '" + name + "': rank " + std::to_string(rank) +
+                          ", but the tensor has " + std::to_string(program->program->graph().vertex(*v).bound.size()) +
+                          " dimensions");
     auto set = [&](auto scalar) {
       using S = decltype(scalar);
       auto pieces = pieces_of<S>(rank, count, lo, hi, data);
