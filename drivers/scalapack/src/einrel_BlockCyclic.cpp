@@ -25,7 +25,25 @@ std::vector<Run> runs(std::int64_t start, std::int64_t count, std::int64_t b, in
 bool read_descriptor(const int* desc, Descriptor& out) {
   if (desc[0] != 1) return false;
   out = {desc[1], desc[2], desc[3], desc[4], desc[5], desc[6], desc[7], desc[8]};
-  return out.m >= 0 && out.n >= 0 && out.mb > 0 && out.nb > 0 && out.rsrc >= 0 && out.csrc >= 0 && out.lld >= 1;
+  return out.m >= 0 && out.n >= 0 && out.mb > 0 && out.nb > 0 && out.rsrc >= 0 && out.csrc >= 0;
+}
+
+std::int64_t local_extent(std::int64_t n, std::int64_t b, int p, int source, int procs) {
+  const std::int64_t distance = (procs + p - source) % procs, blocks = n / b, extra = blocks % procs;
+  std::int64_t held = (blocks / procs) * b;
+  if (distance < extra) held += b;
+  if (distance == extra) held += n % b;
+  return held;
+}
+
+std::string illegal_on(const Descriptor& d, int nprow, int npcol, int myrow) {
+  if (d.rsrc >= nprow)
+    return "RSRC_ " + std::to_string(d.rsrc) + " outside a grid of " + std::to_string(nprow) + " rows";
+  if (d.csrc >= npcol)
+    return "CSRC_ " + std::to_string(d.csrc) + " outside a grid of " + std::to_string(npcol) + " columns";
+  const std::int64_t rows = std::max<std::int64_t>(1, local_extent(d.m, d.mb, myrow, d.rsrc, nprow));
+  if (d.lld < rows) return "LLD_ " + std::to_string(d.lld) + " below the " + std::to_string(rows) + " local rows";
+  return {};
 }
 
 std::vector<LocalBlock> local_blocks(const Descriptor& d, std::int64_t i0, std::int64_t j0, std::int64_t m,

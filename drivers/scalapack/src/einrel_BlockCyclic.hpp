@@ -5,6 +5,7 @@
 // process of the grid holds, each a box of the matrix and a place in the process's column-major local array.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace einrel::scalapack {
@@ -18,8 +19,19 @@ struct Descriptor {
   std::int64_t lld = 1;
 };
 
-// The descriptor `desc` (9 integers), or nothing for another DTYPE_ or nonsensical entries.
+// The descriptor `desc` (9 integers), or nothing for another DTYPE_ or entries that no grid makes sense of
+// (negative sizes or sources, blocks below 1). The leading dimension, a process's own, is checked apart
+// (illegal_on).
 bool read_descriptor(const int* desc, Descriptor& out);
+
+// The rows (or columns) of n, in blocks of b dealt from process `source` on, that process p of `procs` holds
+// (ScaLAPACK's NUMROC).
+std::int64_t local_extent(std::int64_t n, std::int64_t b, int p, int source, int procs);
+
+// Why `d` is illegal on process row `myrow` of an nprow x npcol grid, as ScaLAPACK's argument checks see it
+// (a source process outside the grid, a local leading dimension below max(1, local rows)), or an empty string.
+// The leading dimension is the process's own, so processes may disagree: callers agree before acting.
+std::string illegal_on(const Descriptor& d, int nprow, int npcol, int myrow);
 
 // One block of a submatrix held by a process: global rows [row, row + rows) and columns [col, col + cols) of
 // the matrix, starting at (local_row, local_col) of the process's local array.

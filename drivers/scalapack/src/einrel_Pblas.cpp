@@ -224,6 +224,25 @@ std::optional<std::string> unsupported(const Operation<S>& op) {
   return std::nullopt;
 }
 
+// Collective over the grid: why some process of the grid finds a descriptor of `op` illegal (this process's
+// reason, or that some other process found one), or an empty string when none does. ScaLAPACK then takes the
+// call on every process and reports it as it does; a process-local verdict (the leading dimension is each
+// process's own) would send some processes into einrel's collectives and others into ScaLAPACK's.
+template <class S>
+std::string illegal_anywhere(const Operation<S>& op, const Grid& grid) {
+  std::string mine;
+  std::vector<const Submatrix*> all{&op.output};
+  for (const Submatrix& m : op.inputs) all.push_back(&m);
+  for (const Submatrix* m : all)
+    if (mine.empty()) mine = illegal_on(m->d, grid.nprow, grid.npcol, grid.myrow);
+  const int legal = mine.empty() ? 1 : 0;
+  int all_legal = 1;
+  if (MPI_Allreduce(&legal, &all_legal, 1, MPI_INT, MPI_MIN, grid.comm) != MPI_SUCCESS)
+    throw Error("MPI_Allreduce over the BLACS grid failed");
+  if (all_legal) return {};
+  return mine.empty() ? "an illegal descriptor on another process of the grid" : "an illegal descriptor: " + mine;
+}
+
 template <class Exec, class S>
 void run_on(const Operation<S>& op, const Grid& grid, const std::vector<std::int64_t>& key) {
   std::shared_ptr<void>& planned = state().products[key];
@@ -259,6 +278,10 @@ bool run_on_einrel(const Operation<S>& op, std::string& why) {
   try {
     start();
     const Grid& grid = grid_of(op.output.d.ctxt);
+    if (const std::string illegal = illegal_anywhere(op, grid); !illegal.empty()) {
+      why = illegal;
+      return false;
+    }
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     // A code that asked MPI for one thread runs einrel on one thread per process too.
