@@ -12,9 +12,11 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,8 +63,22 @@ struct Grid {
 struct State {
   std::map<std::vector<int>, Grid> grids;  // by context, shape and process numbers (contexts are reused)
   std::map<std::vector<std::int64_t>, std::shared_ptr<void>> products;
+  // Per grid (by id), its products' keys, most recently used first: at most kept_per_grid() stay.
+  std::map<std::int64_t, std::list<std::vector<std::int64_t>>> recent;
   bool registered = false;
 };
+
+// How many planned products a grid keeps (EINREL_SCALAPACK_CACHE, default 16): each holds a communicator and
+// copies of its operands' blocks, and a factorization calls p?gemm_ on a new trailing submatrix at every step,
+// so an unbounded cache grows with the run until MPI runs out of communicators.
+std::size_t kept_per_grid() {
+  static const std::size_t kept = [] {
+    const char* text = std::getenv("EINREL_SCALAPACK_CACHE");
+    const long n = text ? std::strtol(text, nullptr, 10) : 16;
+    return static_cast<std::size_t>(std::max(1L, n));
+  }();
+  return kept;
+}
 State& state() {
   static State s;
   return s;
@@ -71,6 +87,7 @@ State& state() {
 int release_state(MPI_Comm, int, void*, void*) {
   State& s = state();
   s.products.clear();
+  s.recent.clear();
   for (auto& [ctxt, grid] : s.grids)
     if (grid.comm != MPI_COMM_NULL) MPI_Comm_free(&grid.comm);
   s.grids.clear();
@@ -243,11 +260,26 @@ std::string illegal_anywhere(const Operation<S>& op, const Grid& grid) {
   return mine.empty() ? "an illegal descriptor on another process of the grid" : "an illegal descriptor: " + mine;
 }
 
+// Collective over the grid: runs `op` on its planned product, planned now if the grid does not keep it. Every
+// process of a grid sees the same calls on it, so each evicts the same least recently used product (and frees
+// its communicator) at the same call.
 template <class Exec, class S>
 void run_on(const Operation<S>& op, const Grid& grid, const std::vector<std::int64_t>& key) {
-  std::shared_ptr<void>& planned = state().products[key];
-  if (!planned) planned = std::make_shared<Planned<Exec, S>>(op, grid);
-  static_cast<Planned<Exec, S>*>(planned.get())->run(op);
+  State& s = state();
+  std::list<std::vector<std::int64_t>>& recent = s.recent[grid.id];
+  std::shared_ptr<void>& planned = s.products[key];
+  if (planned) {
+    recent.remove(key);
+  } else {
+    planned = std::make_shared<Planned<Exec, S>>(op, grid);
+  }
+  recent.push_front(key);
+  const std::shared_ptr<void> running = planned;  // kept while a product is evicted
+  while (recent.size() > kept_per_grid()) {
+    s.products.erase(recent.back());
+    recent.pop_back();
+  }
+  static_cast<Planned<Exec, S>*>(running.get())->run(op);
 }
 
 // The cache key: everything the plan depends on (not alpha, beta, the arrays or their leading dimensions).
