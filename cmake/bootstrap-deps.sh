@@ -61,7 +61,7 @@ readonly JOBS="${EINREL_DEPS_JOBS:-$(nproc)}"
 readonly APT_PACKAGES=(
   build-essential cmake pkg-config dpkg-dev gfortran
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
-  libopenblas-dev libopenblas0-openmp libscalapack-mpich-dev
+  libopenblas-dev libopenblas0-openmp libscalapack-mpich-dev scalapack-mpi-test
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-h5py graphviz clang-format
 )
