@@ -6,6 +6,8 @@
 // ScaLAPACK's testers define it, to record the error instead of aborting (the program is linked -rdynamic).
 //
 //   mpiexec.mpich -n 1|2 build/unit_tests/scalapack/check_illegal_descriptors
+#include "einrel_TestPblas.hpp"
+
 #include <mpi.h>
 
 #include <cstdio>
@@ -16,17 +18,7 @@ namespace {
 int reported = 0;  // the info of the last error exit
 }
 
-extern "C" {
-void PB_Cabort(int, const char*, int info) { reported = info; }
-void Cblacs_get(int context, int what, int* value);
-void Cblacs_gridinit(int* context, const char* order, int nprow, int npcol);
-void Cblacs_gridexit(int context);
-void pdgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-             const int*, const int*, const double*, const int*, const int*, const int*, const double*, double*,
-             const int*, const int*, const int*);
-void pdgeadd_(const char*, const int*, const int*, const double*, const double*, const int*, const int*, const int*,
-              const double*, double*, const int*, const int*, const int*);
-}
+extern "C" void PB_Cabort(int, const char*, int info) { reported = info; }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -9,6 +9,8 @@
 // application would make next. Prints "ok" when all hold.
 //
 //   mpiexec.mpich -n 2 build/unit_tests/scalapack/check_many_calls
+#include "einrel_TestPblas.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -17,17 +19,6 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
-
-extern "C" {
-void Cblacs_get(int context, int what, int* value);
-void Cblacs_gridinit(int* context, const char* order, int nprow, int npcol);
-void Cblacs_gridinfo(int context, int* nprow, int* npcol, int* myrow, int* mycol);
-void Cblacs_gridexit(int context);
-int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
-void pdgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-             const int*, const int*, const double*, const int*, const int*, const int*, const double*, double*,
-             const int*, const int*, const int*);
-}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
