@@ -107,15 +107,20 @@ void start() {
   s.registered = true;
 }
 
-// Collective over the grid's processes (a BLACS sum): the MPI_COMM_WORLD rank of every grid position, in
-// row-major order, which BLACS does not expose (its process numbers are positions in its own communicator).
-const Grid& grid_of(int ctxt) {
+// Collective over the grid's processes (one BLACS sum): the MPI_COMM_WORLD rank of every grid position, in
+// row-major order, which BLACS does not expose (its process numbers are positions in its own communicator),
+// and in `illegal_processes` how many processes of the grid pass true as `illegal_here` (the same sum carries
+// it, so that agreeing on a call costs no second collective).
+const Grid& grid_of(int ctxt, bool illegal_here, int& illegal_processes) {
   Grid g;
   Cblacs_gridinfo(ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
   const int positions = g.nprow * g.npcol;
-  std::vector<int> ranks(static_cast<std::size_t>(positions), 0);
+  std::vector<int> ranks(static_cast<std::size_t>(positions) + 1, 0);  // then the count of illegal calls
   MPI_Comm_rank(MPI_COMM_WORLD, &ranks[static_cast<std::size_t>(g.myrow * g.npcol + g.mycol)]);
-  Cigsum2d(ctxt, "All", " ", positions, 1, ranks.data(), positions, -1, -1);
+  ranks.back() = illegal_here ? 1 : 0;
+  Cigsum2d(ctxt, "All", " ", positions + 1, 1, ranks.data(), positions + 1, -1, -1);
+  illegal_processes = ranks.back();
+  ranks.pop_back();
   std::vector<int> key{ctxt, g.nprow, g.npcol};
   key.insert(key.end(), ranks.begin(), ranks.end());
   State& s = state();
@@ -241,28 +246,18 @@ std::optional<std::string> unsupported(const Operation<S>& op) {
   return std::nullopt;
 }
 
-// Collective over the grid: why some process of the grid finds a descriptor of `op` illegal (this process's
-// reason, or that some other process found one), or an empty string when none does. ScaLAPACK then takes the
-// call on every process and reports it as it does; a process-local verdict (the leading dimension is each
-// process's own) would send some processes into einrel's collectives and others into ScaLAPACK's.
+// Why this process finds a descriptor of `op` illegal on its grid (illegal_on), or an empty string. The grid's
+// processes agree on it before taking the call (grid_of): ScaLAPACK then takes it on every process and reports
+// it as it does, where a process-local verdict (the leading dimension is each process's own) would send some
+// processes into einrel's collectives and others into ScaLAPACK's.
 template <class S>
-std::string illegal_anywhere(const Operation<S>& op, const Grid& grid) {
-  std::string mine;
-  std::vector<const Submatrix*> all{&op.output};
-  for (const Submatrix& m : op.inputs) all.push_back(&m);
-  for (const Submatrix* m : all)
-    if (mine.empty()) mine = illegal_on(m->d, grid.nprow, grid.npcol, grid.myrow);
-  const int legal = mine.empty() ? 1 : 0;
-  int all_legal = 1;
-  if (MPI_Allreduce(&legal, &all_legal, 1, MPI_INT, MPI_MIN, grid.comm) != MPI_SUCCESS)
-    throw Error("MPI_Allreduce over the BLACS grid failed");
-  if (all_legal) return {};
-  return mine.empty() ? "an illegal descriptor on another process of the grid" : "an illegal descriptor: " + mine;
+std::string illegal_here(const Operation<S>& op, int nprow, int npcol, int myrow) {
+  std::string mine = illegal_on(op.output.d, nprow, npcol, myrow);
+  for (const Submatrix& m : op.inputs)
+    if (mine.empty()) mine = illegal_on(m.d, nprow, npcol, myrow);
+  return mine;
 }
 
-// Collective over the grid: runs `op` on its planned product, planned now if the grid does not keep it. Every
-// process of a grid sees the same calls on it, so each evicts the same least recently used product (and frees
-// its communicator) at the same call.
 template <class Exec, class S>
 void run_on(const Operation<S>& op, const Grid& grid, const std::vector<std::int64_t>& key) {
   State& s = state();
@@ -309,9 +304,11 @@ bool run_on_einrel(const Operation<S>& op, std::string& why) {
   }
   try {
     start();
-    const Grid& grid = grid_of(op.output.d.ctxt);
-    if (const std::string illegal = illegal_anywhere(op, grid); !illegal.empty()) {
-      why = illegal;
+    const std::string mine = illegal_here(op, nprow, npcol, myrow);
+    int illegal = 0;
+    const Grid& grid = grid_of(op.output.d.ctxt, !mine.empty(), illegal);
+    if (illegal > 0) {
+      why = mine.empty() ? "an illegal descriptor on another process of the grid" : "an illegal descriptor: " + mine;
       return false;
     }
     int level = MPI_THREAD_SINGLE;
