@@ -12,8 +12,8 @@
 #   serial  Kokkos Serial and Kokkos Kernels built with clang-14 (plus clang-14 and its sanitizer and
 #           libFuzzer runtimes from Debian) for the sanitizer and fuzzing build; Teuchos is host code with
 #           no Kokkos in it and is taken from the openmp prefix, which this backend sets up first.
-#   cuda    Kokkos Cuda + OpenMP + Serial (CUDA lambdas on; GPU code for sm_80, Kokkos_ARCH_AMPERE80, whose
-#           PTX the driver compiles for newer GPUs such as sm_90) and Kokkos Kernels (cuBLAS on the device,
+#   cuda    Kokkos Cuda + OpenMP + Serial (CUDA lambdas on; GPU code for one architecture, EINREL_CUDA_ARCH,
+#           default AMPERE80; HOPPER90 for an H100/H200) and Kokkos Kernels (cuBLAS on the device,
 #           OpenBLAS on the host; explicit instantiation only for double, LayoutLeft, <Cuda, CudaSpace>),
 #           all compiled by Kokkos' nvcc_wrapper (installed as PREFIX/bin/nvcc_wrapper: build einrel with
 #           it as CMAKE_CXX_COMPILER). Needs the CUDA toolkit with cuBLAS (not from Debian; 13.0 tested),
@@ -31,6 +31,9 @@
 #   EINREL_DEPS_CACHE  where sources and build trees live  (default /var/cache/einrel-deps)
 #   EINREL_DEPS_JOBS   parallel build jobs                  (default: nproc)
 #   EINREL_CUDA_HOME   CUDA toolkit for --backend cuda      (default: $CUDA_HOME, else /usr/local/cuda)
+#   EINREL_CUDA_ARCH   Kokkos GPU architecture for --backend cuda: TURING75, AMPERE80 (default), AMPERE86
+#                      or HOPPER90. Kokkos aborts on a GPU of another major compute capability, so build
+#                      for the GPU that runs the code: sm_80 code does not start on an H100.
 set -euo pipefail
 
 backend=openmp
@@ -49,7 +52,15 @@ done
 case "$backend" in
 openmp) STAMP="trilinos-13.2.0-4_kokkos-omp-serial_kk-blas-batched_teuchos-mpich_v1" ;;
 serial) STAMP="trilinos-13.2.0-4_kokkos-serial_kk-blas-batched_clang14_v1" ;;
-cuda) STAMP="trilinos-13.2.0-4_kokkos-cuda-sm80-omp-serial_kk-blas-batched-cublas_v1" ;;
+cuda)
+  CUDA_ARCH=${EINREL_CUDA_ARCH:-AMPERE80}
+  [[ $CUDA_ARCH =~ ^(TURING75|AMPERE80|AMPERE86|HOPPER90)$ ]] || {
+    echo "[einrel-deps] error: EINREL_CUDA_ARCH=${CUDA_ARCH} is not one of TURING75, AMPERE80, AMPERE86, HOPPER90" >&2
+    exit 2
+  }
+  readonly CUDA_ARCH CUDA_SM="sm_${CUDA_ARCH: -2}"
+  STAMP="trilinos-13.2.0-4_kokkos-cuda-${CUDA_SM/_/}-omp-serial_kk-blas-batched-cublas_v1"
+  ;;
 *) echo "[einrel-deps] error: unknown backend '${backend}' (openmp, serial or cuda)" >&2; exit 2 ;;
 esac
 readonly STAMP backend
@@ -78,6 +89,7 @@ readonly CUDA_PATCHES=(
   kokkos-3.4-cuda12-half-conversions.patch
   kokkos-3.4-cuda13-memlocation.patch
   kokkos-3.4-cuda13-graph-edge-data.patch
+  kokkos-3.4-hopper90-arch.patch
 )
 
 # What the build should use as CMAKE_PREFIX_PATH.
@@ -309,11 +321,14 @@ build_cuda_parts() {
   patched=$(patched_source "$src")
   # The patched nvcc_wrapper goes into the prefix first, so that Kokkos' CMake package records the
   # compiler that stays (the one under EINREL_DEPS_CACHE may be deleted); Kokkos installs the same file.
+  # Its default architecture (compiles without Kokkos' flags, CMake's compiler checks) is the prefix's.
   install -D -m 755 "${patched}/packages/kokkos/bin/nvcc_wrapper" "${PREFIX}/bin/nvcc_wrapper"
+  sed -i "s/NVCC_WRAPPER_DEFAULT_ARCH:-\"sm_80\"/NVCC_WRAPPER_DEFAULT_ARCH:-\"${CUDA_SM}\"/" "${PREFIX}/bin/nvcc_wrapper"
   build_step kokkos "${patched}/packages/kokkos" \
     -DCMAKE_CXX_COMPILER="${PREFIX}/bin/nvcc_wrapper" -DCUDAToolkit_ROOT="$CUDA_DIR" \
-    -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
+    -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON "-DKokkos_ARCH_${CUDA_ARCH}=ON" \
     -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF
+  sed -i "s/NVCC_WRAPPER_DEFAULT_ARCH:-\"sm_80\"/NVCC_WRAPPER_DEFAULT_ARCH:-\"${CUDA_SM}\"/" "${PREFIX}/bin/nvcc_wrapper"
   build_kokkos_kernels "$patched" "${PREFIX}/bin/nvcc_wrapper" CUDA \
     -DKokkosKernels_INST_EXECSPACE_CUDA=ON -DKokkosKernels_INST_MEMSPACE_CUDASPACE=ON \
     -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=OFF \
