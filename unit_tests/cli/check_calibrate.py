@@ -53,11 +53,20 @@ def main():
     if machine.get("num_ranks") != 2:
         failures.append(f"num_ranks {machine.get('num_ranks')}, expected 2")
 
-    slow = dict(machine, flops_per_second=machine["flops_per_second"] / 10)
-    with open(os.path.join(d, "slow.json"), "w") as f:
-        json.dump(slow, f)
-    base, slower = estimate(args, d, "m.json"), estimate(args, d, "slow.json")
-    print(f"estimated seconds: calibrated {base}, flops / 10 {slower}")
+    if estimate(args, d, "m.json") is None:
+        failures.append("einrel plan --machine m.json failed on the file calibrate wrote")
+
+    # The model's response to the flop rate and to d0, on the calibrated compute rates with every other cost
+    # made negligible: the product is compute-bound only where its flops cost more than its calls, messages
+    # and reads (two ranks time-sharing one GPU measure hundreds of microseconds per call).
+    compute = dict(machine, latency_seconds=1e-9, seconds_per_byte=1e-15, file_seconds_per_byte=1e-15,
+                   call_seconds=0.0, memory_bytes_per_second=1e15)
+    for name, rates in (("compute.json", compute),
+                        ("slow.json", dict(compute, flops_per_second=machine["flops_per_second"] / 10))):
+        with open(os.path.join(d, name), "w") as f:
+            json.dump(rates, f)
+    base, slower = estimate(args, d, "compute.json"), estimate(args, d, "slow.json")
+    print(f"estimated seconds: calibrated flop rate {base}, flops / 10 {slower}")
     if base is None or slower is None or not slower >= 5 * base:
         failures.append(f"a 10x slower flop rate estimates {slower} s against {base} s")
 
@@ -69,7 +78,7 @@ def main():
         return json.loads(p.stdout)["estimated_seconds"] if p.returncode == 0 else None
     for d0, name in ((0, "flat.json"), (256, "steep.json")):
         with open(os.path.join(d, name), "w") as f:
-            json.dump(dict(machine, gemm_half_rate_dimension=d0), f)
+            json.dump(dict(compute, gemm_half_rate_dimension=d0), f)
     flat, steep = finer("flat.json"), finer("steep.json")
     print(f"estimated seconds at p = 8: d0 = 0 {flat}, d0 = 256 {steep}")
     if flat is None or steep is None or not steep > 1.5 * flat:

@@ -119,7 +119,7 @@ def fixed_cases():
                    "WO": ((a, h, d), U)},
                   [S("Q", "sa,ahd->shd", "X", "WQ"), S("K", "sa,ahd->shd", "X", "WK"),
                    S("V", "sa,ahd->shd", "X", "WV"), S("T1", "shd,thd->hst", "Q", "K"),
-                   S("T2", "hst->hst", "T1", map=f"scale({1 / np.sqrt(d)!r})"), S("T3", "softmax", "T2"),
+                   S("T2", "hst->hst", "T1", map=f"scale({float(1 / np.sqrt(d))!r})"), S("T3", "softmax", "T2"),
                    S("O", "hst,thd->shd", "T3", "V"), S("Y", "shd,ahd->sa", "O", "WO"),
                    S("L", "sa->", "Y", map="square")], ["X", "WQ", "WK", "WV", "WO"]))
     # Two-layer MLP with softmax cross-entropy against one-hot labels (an input not differentiated).
