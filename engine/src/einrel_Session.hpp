@@ -57,8 +57,8 @@ class Session {
 
   // Collective over comm: plans `graph` for comm's ranks as `options` say (plan_within_memory; `carried`
   // pairs for a step graph run again and again, partition::Carried), makes its schedule, this rank's steps
-  // and the dry run, and (host memory spaces) checks that the ranks of each node fit in its memory. Throws
-  // the same Error on every rank for a bad graph, planner, p or memory limit.
+  // and the dry run, and checks that the ranks of each node fit in its memory (of each GPU there, for a
+  // device memory space). Throws the same Error on every rank for a bad graph, planner, p or memory limit.
   Session(const redistribute::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
     redistribute::collectively(comm_, [&] {
@@ -68,8 +68,8 @@ class Session {
       steps_ = rank_steps(graph_, *schedule_, comm_.rank());
       estimate_ = std::move(fitted.dry_run);  // the dry run of this schedule, made while planning
     });
-    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible)
-      check_node_memory(comm_.get(), estimated_peak_bytes());
+    check_node_memory(comm_.get(), estimated_peak_bytes(),
+                      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible);
     cache_limit_.emplace(options_.memory_limit, estimated_peak_bytes());
   }
 

@@ -53,10 +53,10 @@ class Exchange {
   explicit Exchange(Communicator comm) : comm_(std::move(comm)) {}
 
   const Communicator& comm() const { return comm_; }
-  // Bytes held by the reused buffers (device and host staging).
-  std::size_t buffer_capacity_bytes() const {
-    return send_.extent(0) + receive_.extent(0) + send_host_.extent(0) + receive_host_.extent(0);
-  }
+  // Bytes held by the reused buffers in MemorySpace (what the engine's dry run estimates beside the blocks).
+  std::size_t buffer_capacity_bytes() const { return send_.extent(0) + receive_.extent(0); }
+  // Bytes held by their host copies when messages are staged (0 otherwise).
+  std::size_t staging_capacity_bytes() const { return send_host_.extent(0) + receive_host_.extent(0); }
   void release_buffers() { send_ = receive_ = {}, send_host_ = receive_host_ = {}; }
 
   // Collective over the communicator when it makes the mesh (the first call, or one for another mesh): the
