@@ -159,6 +159,50 @@ TEST(TEST_CATEGORY, ContractionPlansUseOperandsInPlace) {
   EXPECT_THROW(kernels::plan_contraction(resolve(EinSum::parse("ij->i", 1), {{2, 2}})), Error);
 }
 
+// With strided batches (a device's vendor GEMM) an operand whose batch group lies between its two matrix
+// groups is read in place, with its leading dimension and batch stride; without them it is packed.
+TEST(TEST_CATEGORY, StridedBatchesReadOperandsInPlace) {
+  const ResolvedEinSum attention = resolve(EinSum::parse("shd,thd->hst", 2), {{5, 3, 4}, {6, 3, 4}});
+  const kernels::ContractionPlan packed = kernels::plan_contraction(attention);
+  EXPECT_TRUE(packed.pack_x && packed.pack_y && !packed.pack_z);
+  EXPECT_EQ(packed.x_ld, 4);  // X_h packed as [s][d]
+  EXPECT_EQ(packed.x_batch_stride, 5 * 4);
+  const kernels::ContractionPlan p = kernels::plan_contraction(attention, true);
+  EXPECT_FALSE(p.pack_x || p.pack_y || p.pack_z);
+  EXPECT_EQ(p.batch, "h");
+  EXPECT_EQ(p.x_gemm, "shd");
+  EXPECT_EQ(p.x_ld, 3 * 4);  // X_h = [s][d] rows of [s][h][d]
+  EXPECT_EQ(p.x_batch_stride, 4);
+  EXPECT_TRUE(p.trans_y);  // Y_h read as [t][d]
+  EXPECT_EQ(p.y_ld, 3 * 4);
+  EXPECT_EQ(p.y_batch_stride, 4);
+  EXPECT_EQ(p.z_ld, 6);
+  EXPECT_EQ(p.z_batch_stride, 5 * 6);
+  // Z with its batch in the middle, X transposed: [k][b][i], Z [i][b][j].
+  const kernels::ContractionPlan z =
+      kernels::plan_contraction(resolve(EinSum::parse("kbi,bkj->ibj", 2), {{7, 2, 3}, {2, 7, 5}}), true);
+  EXPECT_FALSE(z.pack_x || z.pack_y || z.pack_z);
+  EXPECT_TRUE(z.trans_x && !z.z_transposed);
+  EXPECT_EQ(z.x_ld, 2 * 3);
+  EXPECT_EQ(z.x_batch_stride, 3);
+  EXPECT_EQ(z.z_ld, 2 * 5);
+  EXPECT_EQ(z.z_batch_stride, 5);
+  // A batch group innermost is no GEMM form: packed either way.
+  EXPECT_TRUE(
+      kernels::plan_contraction(resolve(EinSum::parse("ikb,kjb->ijb", 2), {{3, 7, 2}, {7, 5, 2}}), true).pack_x);
+  // The results on this backend (its own plans: strided ones where its GEMM takes them), with accumulate.
+  unsigned seed = 300;
+  for (const auto& [eq, extent] : std::vector<std::pair<const char*, std::map<char, Extent>>>{
+           {"shd,thd->hst", {{'s', 33}, {'h', 3}, {'d', 17}, {'t', 20}}},
+           {"kbi,bkj->ibj", {{'k', 19}, {'b', 4}, {'i', 23}, {'j', 9}}},
+           {"ibk,jbk->jbi", {{'i', 21}, {'b', 5}, {'k', 16}, {'j', 30}}},
+           {"iabk,kabj->iabj", {{'i', 12}, {'a', 2}, {'b', 3}, {'k', 17}, {'j', 11}}}})
+    for (const bool accumulate : {false, true}) {
+      check<double>(EinSum::parse(eq, 2), extent, seed++, accumulate);
+      check<float>(EinSum::parse(eq, 2), extent, seed++, accumulate);
+    }
+}
+
 // Few outputs with long aggregations take the chunked path; every agg op and a map.
 template <class Scalar>
 void check_long_reductions() {

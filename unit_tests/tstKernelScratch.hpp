@@ -1,4 +1,5 @@
 #include <einrel_BlockPool.hpp>
+#include <einrel_CublasGemm.hpp>
 #include <einrel_EinsumKernel.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_SimdIsa.hpp>
@@ -33,7 +34,8 @@ void check_scratch(std::size_t count, EinSum e, const std::vector<Bound>& bounds
   exec.fence();
   const std::vector<Extent> scratch = kernels::einsum_scratch(
       resolved, accumulate,
-      {Dtype::f64, exec.concurrency(), Kokkos::SpaceAccessibility<TEST_EXECSPACE, Kokkos::HostSpace>::accessible});
+      {Dtype::f64, exec.concurrency(), Kokkos::SpaceAccessibility<TEST_EXECSPACE, Kokkos::HostSpace>::accessible,
+       kernels::strided_batches<TEST_EXECSPACE>()});
   std::size_t bytes = 0;
   for (Extent n : scratch) bytes += BlockPool<TEST_MEMSPACE>::size_class(n) * sizeof(double);
   EXPECT_EQ(scratch.size(), count);
@@ -46,8 +48,10 @@ TEST(TEST_CATEGORY, KernelScratchIsWhatTheKernelTakes) {
   check_scratch(0, parse("ij,jk->ik", 2), {{40, 30}, {30, 20}});                // GEMM in place
   check_scratch(1, parse("abcd,cdef->feba", 2), {{3, 4, 5, 6}, {5, 6, 7, 2}});  // packed result
   check_scratch(1, parse("ikj,jl->il", 2), {{30, 8, 20}, {20, 25}});            // X reduced over k
-  check_scratch(1, parse("jbi,bjk->bik", 2), {{20, 4, 18}, {4, 20, 17}});       // X packed
-  check_scratch(0, parse("ij,jk->ik", 2), {{40, 30}, {30, 20}}, true);          // accumulating GEMM
+  // X packed, unless the GEMM takes strided batches: then X_b = [j][i] rows of [j][b][i] in place.
+  check_scratch(kernels::strided_batches<TEST_EXECSPACE>() ? 0 : 1, parse("jbi,bjk->bik", 2),
+                {{20, 4, 18}, {4, 20, 17}});
+  check_scratch(0, parse("ij,jk->ik", 2), {{40, 30}, {30, 20}}, true);  // accumulating GEMM
   // The vector kernels of the common pairs (host spaces with AVX2) pack X and Y into panels of their own.
   const std::size_t panels =
       Kokkos::SpaceAccessibility<TEST_EXECSPACE, Kokkos::HostSpace>::accessible && kernels::simd::best_isa() ? 2 : 0;

@@ -1,4 +1,5 @@
 #include <einrel_BlockPool.hpp>
+#include <einrel_CublasGemm.hpp>
 #include <einrel_DryRun.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RankSteps.hpp>
@@ -29,7 +30,8 @@ class ScratchBytes {
  public:
   ScratchBytes(const EinSum& e, Dtype dtype)
       : e_(e),
-        target_{dtype, 1, Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible} {}
+        target_{dtype, 1, Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible,
+                kernels::strided_batches<Kokkos::DefaultExecutionSpace>()} {}
   std::size_t operator()(const std::vector<Bound>& bounds, bool accumulate) {
     auto [it, fresh] = known_.try_emplace({bounds, accumulate}, 0);
     if (fresh)

@@ -2,6 +2,7 @@
 #define EINREL_WARMMEMORY_HPP
 
 #include <einrel_Contraction.hpp>
+#include <einrel_CublasGemm.hpp>
 #include <einrel_Engine.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RankSteps.hpp>
@@ -74,7 +75,8 @@ class WarmWalk {
         schedule_(schedule),
         options_(options),
         target_{Dtype::f64, exec.concurrency(),
-                Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible},
+                Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible,
+                kernels::strided_batches<ExecutionSpace>()},
         held_(graph.size()) {}
 
   void run(const RankSteps& steps) {
@@ -166,9 +168,10 @@ class WarmWalk {
       auto kind = calls.find({bounds, call.accumulate});
       if (kind == calls.end())
         kind = calls
-                   .emplace(std::pair{bounds, call.accumulate},
-                            kernels::einsum_scratch(resolve(vertex.resolved->einsum(), bounds), call.accumulate,
-                                                    {vertex.dtype, target_.threads, target_.host}))
+                   .emplace(
+                       std::pair{bounds, call.accumulate},
+                       kernels::einsum_scratch(resolve(vertex.resolved->einsum(), bounds), call.accumulate,
+                                               {vertex.dtype, target_.threads, target_.host, target_.strided_batches}))
                    .first;
       std::vector<Block<S>> scratch;
       for (Extent n : kind->second) scratch.push_back(take<S>({n}));

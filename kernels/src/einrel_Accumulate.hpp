@@ -2,6 +2,7 @@
 #define EINREL_ACCUMULATE_HPP
 
 #include <einrel_Error.hpp>
+#include <einrel_KokkosCompat.hpp>
 #include <einrel_OpSemantics.hpp>
 #include <einrel_Tensor.hpp>
 
@@ -28,7 +29,7 @@ void accumulate(const ExecutionSpace& exec, AggOp agg, const Tensor<Scalar, Memo
   if (acc.bound() != in.bound())
     throw Error("accumulate: shapes " + to_string(acc.bound()) + " and " + to_string(in.bound()) + " differ");
   Kokkos::parallel_for("einrel::accumulate[" + std::string(op_name(agg)) + "]",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, acc.size()),
+                       compat::index_range(exec, Extent{0}, acc.size()),
                        AccumulateFunctor<Scalar, MemorySpace>{acc.view(), in.view(), agg});
 }
 

@@ -3,6 +3,7 @@
 
 #include <einrel_Accumulate.hpp>
 #include <einrel_ContractionPlan.hpp>
+#include <einrel_KokkosCompat.hpp>
 #include <einrel_Ops.hpp>
 #include <einrel_Permute.hpp>
 #include <einrel_Tensor.hpp>
@@ -70,8 +71,7 @@ void blocked_generic(const ExecutionSpace& exec, const ContractionPlan& p, const
       // permute's accumulation adds; other ⊕ fold through a permuted copy.
       const T permuted = T::uninitialized("einrel::blocked_generic/permuted", z.bound());
       permute(exec, zr, zl, permuted, e.output);
-      Kokkos::parallel_for("einrel::blocked_generic/accumulate",
-                           Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, z.size()),
+      Kokkos::parallel_for("einrel::blocked_generic/accumulate", compat::index_range(exec, Extent{0}, z.size()),
                            AccumulateFunctor<Scalar, MemorySpace>{z.view(), permuted.view(), e.agg});
     } else {
       permute(exec, zr, zl, z, e.output, accumulate);

@@ -5,6 +5,7 @@
 // (64 op combinations each: too many to compile in every translation unit that calls einsum).
 
 #include <einrel_BlockedGeneric.hpp>
+#include <einrel_KokkosCompat.hpp>
 #include <einrel_OpSemantics.hpp>
 #include <einrel_SimdGenericLaunch.hpp>
 
@@ -77,7 +78,7 @@ void launch_blocked_generic(const ExecutionSpace& exec,
   using Memory = typename ExecutionSpace::memory_space;
   constexpr Extent tile = 4;
   const Extent tiles_m = (a.m + tile - 1) / tile, tiles_n = (a.n + tile - 1) / tile;
-  const Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>> policy(exec, 0, a.batch * tiles_m * tiles_n);
+  const auto policy = compat::index_range(exec, Extent{0}, a.batch * tiles_m * tiles_n);
   dispatch_ops(a.join, a.agg, a.map, [&](auto join, auto agg, auto has_map) {
     using F =
         BlockedGenericFunctor<Scalar, Memory, decltype(join)::value, decltype(agg)::value, decltype(has_map)::value>;

@@ -2,6 +2,7 @@
 #define EINREL_CONTRACTION_HPP
 
 #include <einrel_ContractionPlan.hpp>
+#include <einrel_CublasGemm.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_KokkosKernelsCompat.hpp>
 #include <einrel_Permute.hpp>
@@ -45,10 +46,19 @@ inline bool many_small_gemms(Extent batch, Extent rows, Extent cols, Extent inne
   return batch > 1 && (flops < 48 * 48 * 48 || (batch >= 4 * threads && flops < 128 * 128 * 128));
 }
 
-// Row-major, batched: C_b = op(A_b) op(B_b) + beta C_b for b < batch, matrices contiguous one after the other.
+// Row-major, batched: C_b = op(A_b) op(B_b) + beta C_b for b < batch, the matrices where `strides` says
+// (packed_strides unless strided_batches<ExecutionSpace>()).
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 void batched_gemm(const ExecutionSpace& exec, bool trans_a, bool trans_b, Extent batch, Extent rows, Extent cols,
-                  Extent inner, const Scalar* a, const Scalar* b, Scalar* c, Scalar beta) {
+                  Extent inner, const Scalar* a, const Scalar* b, Scalar* c, Scalar beta, const GemmStrides& strides) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (strided_batches<ExecutionSpace>()) {
+    cublas_batched_gemm(exec, trans_a, trans_b, batch, rows, cols, inner, a, b, c, beta, strides);
+    return;
+  }
+#endif
+  if (!(strides == packed_strides(trans_a, trans_b, rows, cols, inner)))
+    throw Error("batched_gemm: this execution space takes only matrices stored one after the other");
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   if (many_small_gemms(batch, rows, cols, inner, exec.concurrency())) {
     using Flat = Kokkos::View<const Scalar*, MemorySpace, Unmanaged>;
@@ -101,7 +111,8 @@ void warm_vendor_gemm(const ExecutionSpace& exec, const GemmCall& call, const Sc
   const Extent cols = std::min<Extent>(call.cols, 512 * exec.concurrency());
   const Extent inner = std::min<Extent>(call.inner, 2048 / sizeof(Scalar));
   detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(exec, false, false, 1, call.rows, cols, inner, a, b, c,
-                                                            Scalar(0));
+                                                            Scalar(0),
+                                                            packed_strides(false, false, call.rows, cols, inner));
 }
 
 // Z = X·Y (or Z += X·Y with accumulate) for a binary contraction `e`, resolved against the bounds of X
@@ -134,13 +145,13 @@ void contract(const ExecutionSpace& exec, const ContractionPlan& p, const Resolv
   const T zg = p.pack_z ? T::uninitialized("einrel::contract/result", resolved.extents(p.z_gemm)) : z;
   const Scalar beta = accumulate && !p.pack_z ? Scalar(1) : Scalar(0);
   if (!p.z_transposed)
-    detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(exec, p.trans_x, p.trans_y, p.batch_size, p.m_size,
-                                                              p.n_size, p.k_size, xg.view().data(), yg.view().data(),
-                                                              zg.view().data(), beta);
+    detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(
+        exec, p.trans_x, p.trans_y, p.batch_size, p.m_size, p.n_size, p.k_size, xg.view().data(), yg.view().data(),
+        zg.view().data(), beta, {p.x_ld, p.y_ld, p.z_ld, p.x_batch_stride, p.y_batch_stride, p.z_batch_stride});
   else  // Z_b^T = Y_b^T X_b^T: Y is read as [n][k] when stored [n][k], X as [k][m] when stored [k][m]
-    detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(exec, !p.trans_y, !p.trans_x, p.batch_size, p.n_size,
-                                                              p.m_size, p.k_size, yg.view().data(), xg.view().data(),
-                                                              zg.view().data(), beta);
+    detail::batched_gemm<ExecutionSpace, Scalar, MemorySpace>(
+        exec, !p.trans_y, !p.trans_x, p.batch_size, p.n_size, p.m_size, p.k_size, yg.view().data(), xg.view().data(),
+        zg.view().data(), beta, {p.y_ld, p.x_ld, p.z_ld, p.y_batch_stride, p.x_batch_stride, p.z_batch_stride});
   if (p.pack_z) permute(exec, zg, p.z_gemm, z, e.output, accumulate);
 }
 

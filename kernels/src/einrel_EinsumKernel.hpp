@@ -4,9 +4,11 @@
 #include <einrel_Accumulate.hpp>
 #include <einrel_BlockedGeneric.hpp>
 #include <einrel_Contraction.hpp>
+#include <einrel_CublasGemm.hpp>
 #include <einrel_EinSum.hpp>
 #include <einrel_EinsumIndexing.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_KokkosCompat.hpp>
 #include <einrel_OpSemantics.hpp>
 #include <einrel_ResolvedEinSum.hpp>
 #include <einrel_Tensor.hpp>
@@ -193,27 +195,26 @@ inline Extent fold_chunks(Extent outputs, Extent terms, Extent threads) {
 template <class ExecutionSpace, class Scalar, class MemorySpace, bool HasY>
 void generic_einsum(const ExecutionSpace& exec, const EinSum& e, const EinsumFold<Scalar, MemorySpace, HasY>& fold,
                     const Tensor<Scalar, MemorySpace>& z, bool accumulate) {
-  using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
   const std::string label = "einrel::einsum[" + e.equation() + "]";
   const Extent outputs = z.size(), terms = fold.ix.agg_size;
   if (use_rows(fold.ix, accumulate, outputs)) {
     using Row = EinsumRowFunctor<Scalar, MemorySpace, HasY>;
     const Extent length = fold.ix.free_extent[fold.ix.num_free - 1], pieces = (length + Row::piece - 1) / Row::piece;
-    Kokkos::parallel_for(label + "/rows", Policy(exec, 0, outputs / length * pieces),
+    Kokkos::parallel_for(label + "/rows", compat::index_range(exec, Extent{0}, outputs / length * pieces),
                          Row{fold.x, fold.y, z.view(), fold.ix, e.join, e.map, pieces});
     return;
   }
   const Extent chunks = fold_chunks(outputs, terms, exec.concurrency());
   if (chunks == 1) {
-    Kokkos::parallel_for(label, Policy(exec, 0, outputs),
+    Kokkos::parallel_for(label, compat::index_range(exec, Extent{0}, outputs),
                          EinsumFunctor<Scalar, MemorySpace, HasY>{fold, z.view(), accumulate});
     return;
   }
   const Kokkos::View<Scalar*, MemorySpace> partial =
       BlockPool<MemorySpace>::instance().template acquire<Scalar>(label + "/partial", outputs * chunks);
-  Kokkos::parallel_for(label + "/chunks", Policy(exec, 0, outputs * chunks),
+  Kokkos::parallel_for(label + "/chunks", compat::index_range(exec, Extent{0}, outputs * chunks),
                        EinsumChunkFunctor<Scalar, MemorySpace, HasY>{fold, partial, chunks});
-  Kokkos::parallel_for(label + "/combine", Policy(exec, 0, outputs),
+  Kokkos::parallel_for(label + "/combine", compat::index_range(exec, Extent{0}, outputs),
                        EinsumCombineFunctor<Scalar, MemorySpace>{partial, z.view(), chunks, e.agg, accumulate});
 }
 
@@ -268,7 +269,8 @@ void einsum(const ExecutionSpace& exec, const ResolvedEinSum& resolved, const Te
     throw Error("einsum '" + e.equation() + "': output bound " + to_string(z.bound()) + " does not fit");
 
   if (y) {
-    const ContractionPlan plan = plan_contraction(resolved);
+    // (the plan of a contraction's GEMM, which the blocked generic kernel can follow too)
+    const ContractionPlan plan = plan_contraction(resolved, strided_batches<ExecutionSpace>() && e.is_contraction());
     if (e.is_contraction() && detail::use_gemm(plan)) {
       contract(exec, plan, resolved, x, *y, z, accumulate,
                [](const ExecutionSpace& ex, const EinSum& sum, const Tensor<Scalar, MemorySpace>& in,

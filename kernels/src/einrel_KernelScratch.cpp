@@ -13,7 +13,7 @@ std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumula
   std::vector<Extent> scratch;
   auto add = [&](const std::string& labels) { scratch.push_back(num_elements(resolved.extents(labels))); };
   if (e.arity() == 2) {
-    const ContractionPlan p = plan_contraction(resolved);
+    const ContractionPlan p = plan_contraction(resolved, target.strided_batches && e.is_contraction());
     if (e.is_contraction() && detail::use_gemm(p)) {  // contract()
       if (p.x_labels != e.inputs[0]) add(p.x_labels);
       if (p.pack_x) add(p.x_gemm);
@@ -50,8 +50,10 @@ std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumula
 std::optional<GemmCall> vendor_gemm_call(const ResolvedEinSum& resolved, const KernelTarget& target) {
   const EinSum& e = resolved.einsum();
   if (e.arity() != 2 || !e.is_contraction()) return std::nullopt;
-  const ContractionPlan p = plan_contraction(resolved);
-  if (!detail::use_gemm(p) || detail::many_small_gemms(p.batch_size, p.m_size, p.n_size, p.k_size, target.threads))
+  const ContractionPlan p = plan_contraction(resolved, target.strided_batches);
+  // On a device every batch is one strided-batched vendor call (einrel_CublasGemm.hpp).
+  if (!detail::use_gemm(p) ||
+      (target.host && detail::many_small_gemms(p.batch_size, p.m_size, p.n_size, p.k_size, target.threads)))
     return std::nullopt;
   return p.z_transposed ? GemmCall{p.n_size, p.m_size, p.k_size, true} : GemmCall{p.m_size, p.n_size, p.k_size, false};
 }

@@ -16,12 +16,14 @@ namespace einrel::kernels {
 // `accumulate` as in the call. The engine's memory warm-up
 // takes them before the timed execution and its dry run counts them; both follow the kernel's own
 // choices through the predicates einsum() uses.
-// Where the call runs: the dtype, the execution space's concurrency and whether it is a host space (which
-// has vector kernels of its own for some ops).
+// Where the call runs: the dtype, the execution space's concurrency, whether it is a host space (which
+// has vector kernels of its own for some ops) and whether its GEMMs take strided batches
+// (strided_batches<ExecutionSpace>(), einrel_CublasGemm.hpp).
 struct KernelTarget {
   Dtype dtype = Dtype::f64;
   Extent threads = 1;
   bool host = true;
+  bool strided_batches = false;
 };
 std::vector<Extent> einsum_scratch(const ResolvedEinSum& resolved, bool accumulate, const KernelTarget& target);
 

@@ -2,6 +2,7 @@
 #define EINREL_PERMUTE_HPP
 
 #include <einrel_Error.hpp>
+#include <einrel_KokkosCompat.hpp>
 #include <einrel_SimdTranspose.hpp>
 #include <einrel_Tensor.hpp>
 
@@ -98,12 +99,106 @@ struct VectorTransposeFunctor {
   }
 };
 
+// The transposing case (a != b) on a device: one team of 32 x 8 threads per tile of 32 (a) x 32 (b) of one
+// outer index, staged through a padded tile in team scratch (shared) memory, so that a warp reads 32
+// consecutive elements along a and writes 32 consecutive elements along b (the one-thread-per-tile
+// PermuteFunctor reads and writes 32 strided lines per warp access there).
+template <class ExecutionSpace, class Scalar, class MemorySpace, bool Add>
+struct TeamTransposeFunctor {
+  static constexpr int tile = 32, rows = 8, team_size = tile * rows;
+  using Member = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  // Row-major, so that the padding separates rows: a scratch view defaults to the space's layout, which on
+  // Cuda is LayoutLeft, and would put a warp's 32 writes of one row in one bank.
+  using Tile = Kokkos::View<Scalar[tile][tile + 1], Kokkos::LayoutRight, typename ExecutionSpace::scratch_memory_space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::View<const Scalar*, MemorySpace> in;
+  Kokkos::View<Scalar*, MemorySpace> out;
+  PermuteGeometry g;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    Extent a0, b0, oi, oo;
+    g.locate(team.league_rank(), a0, b0, oi, oo);
+    const Tile t(team.team_scratch(0));
+    const int lane = team.team_rank() % tile, row = team.team_rank() / tile;
+    const int na = static_cast<int>(g.extent_a - a0 < tile ? g.extent_a - a0 : tile);
+    const int nb = static_cast<int>(g.extent_b - b0 < tile ? g.extent_b - b0 : tile);
+    for (int y = row; y < nb; y += rows)  // t(y, x): element (a0 + x, b0 + y), read along a
+      if (lane < na) t(y, lane) = in(oi + a0 + lane + (b0 + y) * g.in_stride_b);
+    team.team_barrier();
+    for (int x = row; x < na; x += rows) {  // written along b
+      if (lane >= nb) continue;
+      Scalar& o = out(oo + b0 + lane + (a0 + x) * g.out_stride_a);
+      if (Add)
+        o += t(lane, x);
+      else
+        o = t(lane, x);
+    }
+  }
+};
+
+// The non-transposing case (a == b) on a device: one thread per Vec consecutive elements of a row (Vec
+// divides the row length), consecutive threads along the contiguous rows of both sides. Index is int where
+// the tensor has fewer than 2^31 elements: a GPU's 64-bit division costs several times its 32-bit one, and
+// every thread decodes its outer indices (once for its Vec elements).
+template <class Scalar, class MemorySpace, bool Add, class Index, int Vec>
+struct ElementPermuteFunctor {
+  Kokkos::View<const Scalar*, MemorySpace> in;
+  Kokkos::View<Scalar*, MemorySpace> out;
+  PermuteGeometry g;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Extent i) const {
+    Index w = static_cast<Index>(i) * Vec;
+    const Index x = w % static_cast<Index>(g.extent_a);
+    w /= static_cast<Index>(g.extent_a);
+    Extent oi = x, oo = x;
+    for (int k = g.num_outer - 1; k >= 0; --k) {
+      const Index c = w % static_cast<Index>(g.outer_extent[k]);
+      w /= static_cast<Index>(g.outer_extent[k]);
+      oi += c * g.outer_in[k];
+      oo += c * g.outer_out[k];
+    }
+    for (int v = 0; v < Vec; ++v) {
+      if (Add)
+        out(oo + v) += in(oi + v);
+      else
+        out(oo + v) = in(oi + v);
+    }
+  }
+};
+
+// permute's kernels on a device (see TeamTransposeFunctor and ElementPermuteFunctor); `work` counts the
+// geometry's work items (tiles times outer indices).
+template <bool Add, class ExecutionSpace, class Scalar, class MemorySpace>
+void device_permute(const ExecutionSpace& exec, const std::string& label, const PermuteGeometry& g, Extent work,
+                    const Tensor<Scalar, MemorySpace>& in, const Tensor<Scalar, MemorySpace>& out) {
+  if (!g.same) {
+    using F = TeamTransposeFunctor<ExecutionSpace, Scalar, MemorySpace, Add>;
+    static_assert(F::tile == PermuteFunctor<Scalar, MemorySpace, Add>::tile, "the geometry's tiles are 32 x 32");
+    Kokkos::TeamPolicy<ExecutionSpace> policy(exec, static_cast<int>(work), F::team_size);
+    Kokkos::parallel_for(label,
+                         compat::light_weight(policy.set_scratch_size(0, Kokkos::PerTeam(F::Tile::shmem_size()))),
+                         F{in.view(), out.view(), g});
+    return;
+  }
+  const Extent n = in.size();
+  auto run = [&](auto functor, Extent per_thread) {
+    Kokkos::parallel_for(label, compat::index_range(exec, Extent{0}, n / per_thread), functor);
+  };
+  const bool narrow = n < (Extent{1} << 31);
+  if (narrow && g.extent_a % 4 == 0)
+    run(ElementPermuteFunctor<Scalar, MemorySpace, Add, int, 4>{in.view(), out.view(), g}, 4);
+  else if (narrow)
+    run(ElementPermuteFunctor<Scalar, MemorySpace, Add, int, 1>{in.view(), out.view(), g}, 1);
+  else
+    run(ElementPermuteFunctor<Scalar, MemorySpace, Add, Extent, 1>{in.view(), out.view(), g}, 1);
+}
+
 // Outputs from this size on are transposed with non-temporal stores: they leave the caches before the
 // next kernel reads them anyway, and streaming saves reading every output line before writing it.
 inline constexpr std::size_t permute_stream_bytes = std::size_t(32) << 20;
 
 // permute (below) with the transposing tiles run by `isa`'s vector kernels, or by the portable functor
-// where `isa` is empty or the execution space is not a host space.
+// where `isa` is empty; on a device, by device_permute.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 void permute_using(const ExecutionSpace& exec, std::optional<simd::Isa> isa, const Tensor<Scalar, MemorySpace>& in,
                    const std::string& labels_in, const Tensor<Scalar, MemorySpace>& out, const std::string& labels_out,
@@ -123,6 +218,7 @@ void permute_using(const ExecutionSpace& exec, std::optional<simd::Isa> isa, con
   PermuteGeometry g;
   g.same = rank == 0 || labels_in[rank - 1] == labels_out[rank - 1];
   const bool vector_tiles = host && isa && !g.same;
+  // (the device kernels' tiles are PermuteFunctor's 32 x 32)
   g.tile_a = vector_tiles ? VectorTransposeFunctor<Scalar, MemorySpace>::tile_a
                           : PermuteFunctor<Scalar, MemorySpace, false>::tile;
   g.tile_b = vector_tiles ? VectorTransposeFunctor<Scalar, MemorySpace>::tile_b
@@ -150,19 +246,24 @@ void permute_using(const ExecutionSpace& exec, std::optional<simd::Isa> isa, con
   }
   using Policy = Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>;
   const std::string label = "einrel::permute[" + labels_in + "->" + labels_out + "]";
-  if constexpr (host)
+  if constexpr (!host) {
+    if (add)
+      device_permute<true>(exec, label, g, work, in, out);
+    else
+      device_permute<false>(exec, label, g, work, in, out);
+  } else {
     if (vector_tiles) {
       const bool stream = !add && static_cast<std::size_t>(out.size()) * sizeof(Scalar) >= permute_stream_bytes;
       Kokkos::parallel_for(label, Policy(exec, 0, work),
                            VectorTransposeFunctor<Scalar, MemorySpace>{in.view(), out.view(), g, *isa, add, stream});
-      return;
+    } else if (add) {
+      Kokkos::parallel_for(label, Policy(exec, 0, work),
+                           PermuteFunctor<Scalar, MemorySpace, true>{in.view(), out.view(), g});
+    } else {
+      Kokkos::parallel_for(label, Policy(exec, 0, work),
+                           PermuteFunctor<Scalar, MemorySpace, false>{in.view(), out.view(), g});
     }
-  if (add)
-    Kokkos::parallel_for(label, Policy(exec, 0, work),
-                         PermuteFunctor<Scalar, MemorySpace, true>{in.view(), out.view(), g});
-  else
-    Kokkos::parallel_for(label, Policy(exec, 0, work),
-                         PermuteFunctor<Scalar, MemorySpace, false>{in.view(), out.view(), g});
+  }
 }
 
 // out = in with its labels reordered from labels_in to labels_out (the same letters); with add = true,

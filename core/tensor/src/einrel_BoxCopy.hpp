@@ -3,6 +3,7 @@
 
 #include <einrel_Bound.hpp>
 #include <einrel_Error.hpp>
+#include <einrel_KokkosCompat.hpp>
 #include <einrel_Tensor.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -82,9 +83,7 @@ void copy_box_range(const ExecutionSpace& exec, const BoxPlace<Kokkos::View<cons
     f.outer_rank = static_cast<int>(rank) - 1;
     f.inner = extent[rank - 1];
   }
-  Kokkos::parallel_for("einrel::copy_box",
-                       Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, first / f.inner,
-                                                                                      (last + f.inner - 1) / f.inner),
+  Kokkos::parallel_for("einrel::copy_box", compat::index_range(exec, first / f.inner, (last + f.inner - 1) / f.inner),
                        f);
 }
 
@@ -142,9 +141,7 @@ void fill_box(const ExecutionSpace& exec, const Tensor<Scalar, MemorySpace>& dst
     f.outer_rank = static_cast<int>(rank) - 1;
     f.inner = extent[rank - 1];
   }
-  Kokkos::parallel_for(
-      "einrel::fill_box",
-      Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Extent>>(exec, 0, num_elements(extent) / f.inner), f);
+  Kokkos::parallel_for("einrel::fill_box", compat::index_range(exec, Extent{0}, num_elements(extent) / f.inner), f);
 }
 
 }  // namespace einrel

@@ -29,6 +29,22 @@ void fence(const ExecutionSpace& exec, [[maybe_unused]] const std::string& label
 #endif
 }
 
+// `policy` with its functor passed as a kernel argument (Kokkos' HintLightWeight, in 3.4 and 4.x alike).
+// Otherwise Kokkos' Cuda backend copies a launch of 512 bytes or more (einrel's index geometries make
+// theirs that large) into one shared constant-memory buffer and first waits, on the host, for the kernel
+// that used the buffer before (cudaEventSynchronize): every such launch then waits for the last one, and
+// the host's work between kernels no longer overlaps the device's.
+template <class Policy>
+auto light_weight(const Policy& policy) {
+  return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
+// [begin, end) on `exec` as einrel launches its kernels: light_weight, Index-typed.
+template <class ExecutionSpace, class Index>
+auto index_range(const ExecutionSpace& exec, Index begin, Index end) {
+  return light_weight(Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index>>(exec, begin, end));
+}
+
 // A host mirror of `view` whose contents are left uninitialized (3.4 takes the tag last, 4.x first).
 template <class View>
 auto create_host_mirror_uninitialized(const View& view) {
