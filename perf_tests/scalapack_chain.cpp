@@ -5,6 +5,8 @@
 // flops of einrel's chain. Prints one line: seconds and GFLOP/s of the three calls, timed between barriers.
 //
 //   mpiexec.mpich -n 2 build/perf_tests/einrel_scalapack_chain --scale 4096 [--skewed] [--nb 256]
+#include "einrel_BenchScalapack.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -14,20 +16,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-extern "C" {
-void Cblacs_get(int context, int what, int* value);
-void Cblacs_gridinit(int* context, const char* order, int nprow, int npcol);
-void Cblacs_gridinfo(int context, int* nprow, int* npcol, int* myrow, int* mycol);
-void Cblacs_gridexit(int context);
-int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
-void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc, const int* icsrc,
-               const int* ictxt, const int* lld, int* info);
-void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
-             const double* a, const int* ia, const int* ja, const int* desca, const double* b, const int* ib,
-             const int* jb, const int* descb, const double* beta, double* c, const int* ic, const int* jc,
-             const int* descc);
-}
 
 namespace {
 

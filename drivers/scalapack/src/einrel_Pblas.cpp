@@ -3,6 +3,7 @@
 // (an einsum) is planned once per set of descriptors on the BLACS grid's processes and run by einrel::Program,
 // and alpha·result + beta·C is written back into C's local array. What einrel does not take goes to the routine
 // this library stands in front of (ScaLAPACK's, found with dlsym(RTLD_NEXT)), so linking it never breaks a code.
+#include <einrel_BlacsApi.hpp>
 #include <einrel_BlockCyclic.hpp>
 
 #include <einrel.hpp>
@@ -22,11 +23,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-extern "C" {
-void Cblacs_gridinfo(int ctxt, int* nprow, int* npcol, int* myrow, int* mycol);
-void Cigsum2d(int ctxt, const char* scope, const char* top, int m, int n, int* a, int lda, int rdest, int cdest);
-}
 
 namespace einrel::scalapack {
 namespace {
