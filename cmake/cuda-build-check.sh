@@ -10,7 +10,10 @@
 #   bash cmake/cuda-build-check.sh
 #
 # Environment: EINREL_CUDA_BUILD_DIR (default build-cuda/ in the source tree), EINREL_DEPS_JOBS (build jobs,
-# default: nproc), and bootstrap-deps.sh's own (EINREL_CUDA_HOME for a toolkit outside /usr/local/cuda).
+# default: nproc), and bootstrap-deps.sh's own (EINREL_CUDA_HOME for a toolkit outside /usr/local/cuda,
+# EINREL_CUDA_ARCH for the GPU that will run the build: HOPPER90 for an H100 or H200, AMPERE80 by default).
+# To run the build on a GPU machine without einrel's dependencies: cmake/cuda-device-bundle.sh, then
+# cmake/cuda-device-run.sh there (docs/testing.md, "On a GPU").
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
