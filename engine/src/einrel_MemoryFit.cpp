@@ -270,12 +270,15 @@ void check_node_memory(MPI_Comm comm, std::size_t estimate, bool device) {
   std::optional<DeviceMemory> gpu;
   if (device) redistribute::collectively(world, [&] { gpu = available_cuda_memory(); });
   if (device && !gpu) return;
-  MPI_Comm node = MPI_COMM_NULL, shared = MPI_COMM_NULL;
-  redistribute::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node),
+  MPI_Comm shared = MPI_COMM_NULL;
+  redistribute::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &shared),
                           "MPI_Comm_split_type");
-  const int split = MPI_Comm_split(node, gpu ? gpu->device : 0, world.rank(), &shared);
-  MPI_Comm_free(&node);
-  redistribute::check_mpi(split, "MPI_Comm_split");
+  if (gpu) {  // the node's ranks on this rank's device
+    MPI_Comm node = shared;
+    const int split = MPI_Comm_split(node, gpu->device, world.rank(), &shared);
+    MPI_Comm_free(&node);
+    redistribute::check_mpi(split, "MPI_Comm_split");
+  }
   unsigned long long mine = estimate, needed = 0;
   const int rc = MPI_Allreduce(&mine, &needed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, shared);
   int ranks = 0;
