@@ -154,6 +154,20 @@ TEST(TEST_CATEGORY, redistribute_rejects_foreign_blocks_before_posting) {
 
 namespace {
 
+// Which pieces an exchange message moves in place (their elements contiguous in a C-order block): whole
+// blocks, slabs of whole rows, and boxes whose leading extents are 1; not a box that cuts a later dimension.
+TEST(TEST_CATEGORY, redistribute_contiguous_pieces_in_a_block) {
+  using redistribute::detail::contiguous_offset;
+  const std::vector<Extent> bound{4, 5, 6};
+  EXPECT_EQ(contiguous_offset(bound, {0, 0, 0}, {4, 5, 6}), 0);
+  EXPECT_EQ(contiguous_offset(bound, {1, 0, 0}, {2, 5, 6}), 30);
+  EXPECT_EQ(contiguous_offset(bound, {1, 2, 0}, {1, 2, 6}), 42);
+  EXPECT_EQ(contiguous_offset(bound, {1, 2, 3}, {1, 1, 2}), 45);
+  EXPECT_EQ(contiguous_offset(bound, {0, 0, 0}, {2, 2, 6}), -1);
+  EXPECT_EQ(contiguous_offset(bound, {0, 0, 1}, {1, 2, 5}), -1);
+  EXPECT_EQ(contiguous_offset({7}, {3}, {4}), 3);
+}
+
 // From a block-sparse layout (docs/sparse.md: blocks 1 and 4 of a 3×2 grid absent) to a grid that cuts
 // across it, on every rank: the target reads the source's values where a present block lies and zero where an
 // absent one does, though its blocks start as garbage; nothing is sent for the absent blocks.

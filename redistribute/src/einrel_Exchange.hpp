@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace einrel::redistribute {
@@ -148,6 +149,73 @@ inline std::vector<Extent> corner_in_block(const Piece& piece, const BlockGrid& 
   return lo;
 }
 
+// The offset (elements) in a C-order block of `bound` at which the box of `extent` at `corner` starts, where
+// the box's elements are contiguous there (every dimension after its first one longer than 1 is whole), or -1.
+inline Extent contiguous_offset(const std::vector<Extent>& bound, const std::vector<Extent>& corner,
+                                const std::vector<Extent>& extent) {
+  std::size_t d = 0;
+  while (d < extent.size() && extent[d] == 1) ++d;
+  for (std::size_t e = d + 1; e < extent.size(); ++e)
+    if (extent[e] != bound[e]) return -1;
+  Extent offset = 0;
+  for (std::size_t e = 0; e < bound.size(); ++e) offset = offset * bound[e] + corner[e];
+  return offset;
+}
+
+// A message MPI reads from (or writes into) the blocks themselves, where each of its pieces' parts is
+// contiguous in its block: one segment is sent as it is, several through an hindexed datatype over their
+// addresses (from MPI_BOTTOM); no exchange buffer is touched. Owns the datatype.
+class InPlaceMessage {
+ public:
+  InPlaceMessage() = default;
+  InPlaceMessage(const InPlaceMessage&) = delete;
+  InPlaceMessage& operator=(const InPlaceMessage&) = delete;
+  InPlaceMessage(InPlaceMessage&& other) noexcept { *this = std::move(other); }
+  InPlaceMessage& operator=(InPlaceMessage&& other) noexcept {
+    std::swap(type_, other.type_), std::swap(derived_, other.derived_), std::swap(address_, other.address_);
+    return *this;
+  }
+  ~InPlaceMessage() {
+    if (derived_) MPI_Type_free(&type_);
+  }
+
+  // The message over `segments` (address, elements) of `element`, or none when there is no segment.
+  static std::optional<InPlaceMessage> over(const std::vector<std::pair<void*, Extent>>& segments,
+                                            MPI_Datatype element) {
+    if (segments.empty()) return std::nullopt;
+    InPlaceMessage m;
+    if (segments.size() == 1) {
+      m.type_ = element, m.address_ = segments[0].first;
+      return m;
+    }
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> addresses;
+    for (const auto& [address, elements] : segments) {
+      MPI_Aint at = 0;
+      check_mpi(MPI_Get_address(address, &at), "MPI_Get_address");
+      lengths.push_back(static_cast<int>(elements));
+      addresses.push_back(at);
+    }
+    check_mpi(MPI_Type_create_hindexed(static_cast<int>(segments.size()), lengths.data(), addresses.data(), element,
+                                       &m.type_),
+              "MPI_Type_create_hindexed");
+    m.derived_ = true;
+    check_mpi(MPI_Type_commit(&m.type_), "MPI_Type_commit");
+    m.address_ = MPI_BOTTOM;
+    return m;
+  }
+
+  MPI_Datatype type() const { return type_; }
+  void* address() const { return address_; }
+  // The count to pass with type(): the elements of the one segment, or one of the derived type.
+  int count(Extent elements) const { return derived_ ? 1 : static_cast<int>(elements); }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  bool derived_ = false;
+  void* address_ = nullptr;
+};
+
 }  // namespace detail
 
 template <class MemorySpace>
@@ -219,18 +287,52 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
   };
   if (plan.rounds().empty()) copy_local();
 
+  // Where MPI reads the blocks directly, a message whose parts are contiguous in their blocks goes to or from
+  // them in place (detail::InPlaceMessage): no copy into or out of the exchange buffers, whose pages then stay
+  // untouched.
+  auto in_place = [&](const PeerStream& stream, const Message& msg, const auto& blocks, const BlockGrid& grid,
+                      bool sending) -> std::optional<detail::InPlaceMessage> {
+    if constexpr (!direct) {
+      return std::nullopt;
+    } else {
+      std::vector<std::pair<void*, Extent>> segments;
+      bool contiguous = true;
+      for_each_piece_in(stream, msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
+        const Extent id = sending ? p.source_block : p.target_block;
+        const auto& block = blocks.at(grid.key(id));
+        const Extent at =
+            detail::contiguous_offset(block.bound(), detail::corner_in_block(p, grid, id), p.box.extents());
+        contiguous = contiguous && at >= 0;
+        if (contiguous) segments.emplace_back(const_cast<Scalar*>(block.view().data()) + at + b, e - b);
+      });
+      if (!contiguous) return std::nullopt;
+      return detail::InPlaceMessage::over(segments, type);
+    }
+  };
+
   std::vector<MPI_Request> receives, sends;
+  std::vector<std::optional<detail::InPlaceMessage>> received_in_place, sent_in_place;
   for (std::size_t round_index = 0; round_index < plan.rounds().size(); ++round_index) {
     const Round& round = plan.rounds()[round_index];
     receives.assign(round.receives.size(), MPI_REQUEST_NULL);
     sends.assign(round.sends.size(), MPI_REQUEST_NULL);
+    received_in_place.clear();
+    sent_in_place.clear();
+    if constexpr (direct) compat::fence(exec, "einrel::exchange: blocks settled");  // MPI may write them next
     for (std::size_t m = 0; m < round.receives.size(); ++m) {
       const Message& msg = round.receives[m];
-      check_mpi(MPI_Irecv(receive_mpi + msg.buffer_offset, static_cast<int>(msg.last - msg.first), type, msg.peer,
-                          msg.tag, comm, &receives[m]),
+      received_in_place.push_back(in_place(plan.receive_stream(msg.peer), msg, target, to, false));
+      const auto& direct_to = received_in_place.back();
+      const int count = static_cast<int>(msg.last - msg.first);
+      check_mpi(direct_to
+                    ? MPI_Irecv(direct_to->address(), direct_to->count(count), direct_to->type(), msg.peer, msg.tag,
+                                comm, &receives[m])
+                    : MPI_Irecv(receive_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &receives[m]),
                 "MPI_Irecv");
     }
-    for (const Message& msg : round.sends)
+    for (const Message& msg : round.sends) {
+      sent_in_place.push_back(in_place(plan.send_stream(msg.peer), msg, source, from, true));
+      if (sent_in_place.back()) continue;
       for_each_piece_in(plan.send_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
         const auto& block = source.at(from.key(p.source_block));
         const auto extent = p.box.extents();
@@ -241,6 +343,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
                                  std::vector<Extent>(extent.size(), 0)},
             extent, b, e);
       });
+    }
     if constexpr (!direct) {
       const auto bytes = bytes_of(0, round.send_elements);
       Kokkos::deep_copy(exec, Kokkos::subview(send_host_, bytes), Kokkos::subview(send_, bytes));
@@ -248,8 +351,11 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
     compat::fence(exec, "einrel::exchange: packed");  // MPI reads the buffers next
     for (std::size_t m = 0; m < round.sends.size(); ++m) {
       const Message& msg = round.sends[m];
-      check_mpi(MPI_Isend(send_mpi + msg.buffer_offset, static_cast<int>(msg.last - msg.first), type, msg.peer, msg.tag,
-                          comm, &sends[m]),
+      const auto& direct_from = sent_in_place[m];
+      const int count = static_cast<int>(msg.last - msg.first);
+      check_mpi(direct_from ? MPI_Isend(direct_from->address(), direct_from->count(count), direct_from->type(),
+                                        msg.peer, msg.tag, comm, &sends[m])
+                            : MPI_Isend(send_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &sends[m]),
                 "MPI_Isend");
       ++stats.messages_sent;
       stats.elements_sent += msg.last - msg.first;
@@ -259,6 +365,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
       const int m = wait_any(receives, "MPI_Testany");
       const Message& msg = round.receives[m];
       stats.elements_received += msg.last - msg.first;
+      if (received_in_place[m]) continue;  // already in its blocks
       if constexpr (!direct) {
         const auto bytes = bytes_of(msg.buffer_offset, msg.last - msg.first);
         Kokkos::deep_copy(exec, Kokkos::subview(receive_, bytes), Kokkos::subview(receive_host_, bytes));
