@@ -77,11 +77,14 @@ macro(einrel_find_dependencies)
     if(EINREL_OPENMP_BLAS_LIBRARY)
       # Handed to the linker as flags (CMake would otherwise warn that this libopenblas.so.0 hides the
       # system one when it orders run paths); --no-as-needed because einrel reaches BLAS only through
-      # Kokkos Kernels, yet the entry must stay.
+      # Kokkos Kernels, yet the entry must stay. A target with EINREL_HOST_BLAS set (libeinrel_scalapack,
+      # loaded into a host program that has its BLAS already) links none: the process keeps the host's.
       get_filename_component(_einrel_blas_dir "${EINREL_OPENMP_BLAS_LIBRARY}" DIRECTORY)
+      set(_einrel_own_blas "$<NOT:$<BOOL:$<TARGET_PROPERTY:EINREL_HOST_BLAS>>>")
       set_target_properties(einrel_blas_threads PROPERTIES
-        INTERFACE_LINK_LIBRARIES "-Wl,--push-state,--no-as-needed,${EINREL_OPENMP_BLAS_LIBRARY},--pop-state"
-        INTERFACE_LINK_OPTIONS "-Wl,-rpath,${_einrel_blas_dir}")
+        INTERFACE_LINK_LIBRARIES
+          "$<${_einrel_own_blas}:-Wl,--push-state,--no-as-needed,${EINREL_OPENMP_BLAS_LIBRARY},--pop-state>"
+        INTERFACE_LINK_OPTIONS "$<${_einrel_own_blas}:-Wl,-rpath,${_einrel_blas_dir}>")
     endif()
   endif()
 

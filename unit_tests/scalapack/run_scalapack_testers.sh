@@ -13,7 +13,8 @@
 #            PBLAS level-3 testers, which call pdgemm_/pdgeadd_ with type-2 descriptors that einrel hands on).
 #
 # Environment: SCALAPACK_TESTERS_DIR (where the testers are), TESTER_TIMEOUT (seconds per run, default 600),
-# KEEP=1 (keep the scratch folder, printed at the end), MPIEXEC (default mpiexec.mpich).
+# KEEP=1 (keep the scratch folder, printed at the end), MPIEXEC (default mpiexec.mpich), EINREL_SCALAPACK (for
+# the einrel runs, default `on`: einrel takes every call it can, where `auto` would leave most to ScaLAPACK).
 # EINREL_TESTERS_DTYPE1=1: the PBLAS testers (?pb?tst) pass type-2 descriptors (11 entries, BLOCK_CYCLIC_2D_INB),
 # which einrel hands on to ScaLAPACK untouched, so by default none of their calls reaches einrel. With this set, a
 # small preloaded shim (built here with ${MPICC:-mpicc.mpich}) rewrites every type-2 descriptor whose first blocks
@@ -121,7 +122,7 @@ run() {
   local pre=() shim=""
   case $t in [sd]pb[123]tst) shim=$SHIM ;; esac
   if [ "$mode" = einrel ]; then
-    pre=(env "LD_PRELOAD=${shim:+$shim:}$LIB")
+    pre=(env "LD_PRELOAD=${shim:+$shim:}$LIB" "EINREL_SCALAPACK=${EINREL_SCALAPACK:-on}")
   elif [ -n "$shim" ]; then
     pre=(env "LD_PRELOAD=$shim")
   fi

@@ -40,9 +40,16 @@ struct LocalBlock {
 };
 
 // The blocks of the submatrix with rows [i0, i0 + m) and columns [j0, j0 + n) (0-based) that process
-// (prow, pcol) of an nprow x npcol grid holds, clipped to the submatrix, in column-block then row-block order.
+// (prow, pcol) of an nprow x npcol grid holds, clipped to the submatrix, in column-block then row-block order;
+// neighbouring blocks a process holds next to each other in its local array too (all of them along a
+// dimension the grid does not split) are one block.
 std::vector<LocalBlock> local_blocks(const Descriptor& d, std::int64_t i0, std::int64_t j0, std::int64_t m,
                                      std::int64_t n, int prow, int pcol, int nprow, int npcol);
+
+// How many blocks local_blocks gives for that submatrix on all processes of the grid together (the same on
+// every process).
+std::int64_t blocks_on_grid(const Descriptor& d, std::int64_t i0, std::int64_t j0, std::int64_t m, std::int64_t n,
+                            int nprow, int npcol);
 
 }  // namespace einrel::scalapack
 

@@ -1,10 +1,14 @@
 // PBLAS' pdgemm_/psgemm_, pdtran_/pstran_ and pdgeadd_/psgeadd_ computed by einrel (docs/c-fortran.md "Through
-// ScaLAPACK"): the caller's block-cyclic pieces are copied into einrel pieces of the operands, the operation
-// (an einsum) is planned once per set of descriptors on the BLACS grid's processes and run by einrel::Program,
-// and alpha·result + beta·C is written back into C's local array. What einrel does not take goes to the routine
-// this library stands in front of (ScaLAPACK's, found with dlsym(RTLD_NEXT)), so linking it never breaks a code.
+// ScaLAPACK"): where einrel takes a call (EINREL_SCALAPACK, the model of einrel_CallModel.hpp), the caller's
+// block-cyclic blocks become einrel pieces of the operands (in place where a block is contiguous in the local
+// array, else copied), the operation (an einsum) runs as an einrel::Program planned once per layout of its
+// operands relative to the block grid, and alpha·result + beta·C is written back into C's local array. What
+// einrel does not take goes to the routine this library stands in front of (ScaLAPACK's, found with
+// dlsym(RTLD_NEXT)), so linking it never breaks a code.
 #include <einrel_BlacsApi.hpp>
 #include <einrel_BlockCyclic.hpp>
+#include <einrel_CallModel.hpp>
+#include <einrel_PlanCache.hpp>
 
 #include <einrel.hpp>
 #include <einrel_HostEnvironment.hpp>
@@ -17,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,7 +38,8 @@ struct Submatrix {
 
 // One call: C = alpha · einsum(inputs) + beta · C, the einsum over the C-order tensors of the stored
 // submatrices' transposes (a stored r x c submatrix is the tensor [c, r]: a column-major block is the C-order
-// block of the transpose), the inputs named A and B.
+// block of the transpose), the inputs named A and B; m x n x k and ScaLAPACK's step along k as the model sees
+// them (CallShape).
 template <class S>
 struct Operation {
   std::string equation;
@@ -44,6 +48,7 @@ struct Operation {
   Submatrix output;
   S* output_data = nullptr;
   S alpha = 1, beta = 0;
+  std::int64_t m = 0, n = 0, k = 0, panel = 1;
 };
 
 // The BLACS grid of a context as an MPI communicator of its processes, in row-major grid order; made once per
@@ -54,27 +59,14 @@ struct Grid {
   std::int64_t id = 0;  // its place among the grids made
 };
 
-// What stays until MPI_Finalize: the grids and the planned products (freed by the attribute callback below,
-// before Kokkos is finalized).
+// What stays until MPI_Finalize: the grids and, per grid (by id), the planned products (freed by the attribute
+// callback below, before Kokkos is finalized).
 struct State {
   std::map<std::vector<int>, Grid> grids;  // by context, shape and process numbers (contexts are reused)
-  std::map<std::vector<std::int64_t>, std::shared_ptr<void>> products;
-  // Per grid (by id), its products' keys, most recently used first: at most kept_per_grid() stay.
-  std::map<std::int64_t, std::list<std::vector<std::int64_t>>> recent;
+  std::map<std::int64_t, PlanCache> products;
   bool registered = false;
 };
 
-// How many planned products a grid keeps (EINREL_SCALAPACK_CACHE, default 16): each holds a communicator and
-// copies of its operands' blocks, and a factorization calls p?gemm_ on a new trailing submatrix at every step,
-// so an unbounded cache grows with the run until MPI runs out of communicators.
-std::size_t kept_per_grid() {
-  static const std::size_t kept = [] {
-    const char* text = std::getenv("EINREL_SCALAPACK_CACHE");
-    const long n = text ? std::strtol(text, nullptr, 10) : 16;
-    return static_cast<std::size_t>(std::max(1L, n));
-  }();
-  return kept;
-}
 State& state() {
   static State s;
   return s;
@@ -83,7 +75,6 @@ State& state() {
 int release_state(MPI_Comm, int, void*, void*) {
   State& s = state();
   s.products.clear();
-  s.recent.clear();
   for (auto& [ctxt, grid] : s.grids)
     if (grid.comm != MPI_COMM_NULL) MPI_Comm_free(&grid.comm);
   s.grids.clear();
@@ -133,74 +124,111 @@ const Grid& grid_of(int ctxt, bool illegal_here, int& illegal_processes) {
   return s.grids.emplace(key, g).first->second;
 }
 
-// This rank's blocks of one operand: where they are in the caller's array and their einrel pieces, each a
-// contiguous copy (C order over the transposed block: a column-major block is the C-order block of the
-// transpose).
+// One operand's blocks on this process for one call, as einrel pieces of the tensor [cols, rows] of its
+// submatrix: a block contiguous in the caller's local array (all of its rows, or one column) is used there in
+// place where the call allows; any other is a copy, which stays for the next call with the same layout.
 template <class S, class Memory>
-struct Operand {
-  std::vector<LocalBlock> blocks;
-  std::vector<std::vector<S>> copies;
+class Operand {
+ public:
+  using Piece = LocalPiece<S, Memory>;
 
-  Operand(const Submatrix& m, const Grid& g)
-      : blocks(local_blocks(m.d, m.i0, m.j0, m.rows, m.cols, g.myrow, g.mycol, g.nprow, g.npcol)) {
-    for (const LocalBlock& b : blocks) copies.emplace_back(static_cast<std::size_t>(b.rows * b.cols));
-  }
-  // The pieces of the tensor [cols, rows] of the submatrix.
-  std::vector<LocalPiece<S, Memory>> pieces(const Submatrix& m) {
-    std::vector<LocalPiece<S, Memory>> out;
-    for (std::size_t p = 0; p < blocks.size(); ++p) {
-      const LocalBlock& b = blocks[p];
+  // `input`: the copies are packed from the local array; `in_place`: contiguous blocks may be used in place.
+  std::vector<Piece> bind(const Submatrix& m, const Grid& g, S* local, bool input, bool in_place) {
+    blocks_ = local_blocks(m.d, m.i0, m.j0, m.rows, m.cols, g.myrow, g.mycol, g.nprow, g.npcol);
+    if (copies_.size() < blocks_.size()) copies_.resize(blocks_.size());
+    in_place_.assign(blocks_.size(), false);
+    std::vector<Piece> out;
+    for (std::size_t p = 0; p < blocks_.size(); ++p) {
+      const LocalBlock& b = blocks_[p];
       const Box box{{b.col - m.j0, b.row - m.i0}, {b.col - m.j0 + b.cols, b.row - m.i0 + b.rows}};
-      out.push_back({box, typename LocalPiece<S, Memory>::view_type(copies[p].data(), copies[p].size())});
+      const auto size = static_cast<std::size_t>(b.rows * b.cols);
+      S* at = local + b.local_row + b.local_col * m.d.lld;
+      in_place_[p] = in_place && (b.rows == m.d.lld || b.cols == 1);
+      if (!in_place_[p]) {
+        if (copies_[p].size < size) copies_[p] = Copy{std::unique_ptr<S[]>(new S[size]), size};  // not zeroed
+        if (input) pack(b, at, m.d.lld, copies_[p].data.get());
+      }
+      out.push_back({box, typename Piece::view_type(in_place_[p] ? at : copies_[p].data.get(), size)});
     }
     return out;
   }
-  void pack(const S* local, std::int64_t lld) {
-    for (std::size_t p = 0; p < blocks.size(); ++p) {
-      const LocalBlock& b = blocks[p];
-      for (std::int64_t c = 0; c < b.cols; ++c)
-        std::memcpy(copies[p].data() + c * b.rows, local + b.local_row + (b.local_col + c) * lld,
-                    static_cast<std::size_t>(b.rows) * sizeof(S));
-    }
-  }
-  // local = alpha · copy + beta · local (beta = 0: local is not read).
-  void unpack(S* local, std::int64_t lld, S alpha, S beta) const {
-    for (std::size_t p = 0; p < blocks.size(); ++p) {
-      const LocalBlock& b = blocks[p];
+
+  // local = alpha · copy + beta · local for the blocks bound as copies (beta = 0: local is not read).
+  void write_back(S* local, std::int64_t lld, S alpha, S beta) const {
+    for (std::size_t p = 0; p < blocks_.size(); ++p) {
+      if (in_place_[p]) continue;
+      const LocalBlock& b = blocks_[p];
       for (std::int64_t c = 0; c < b.cols; ++c) {
         S* to = local + b.local_row + (b.local_col + c) * lld;
-        const S* from = copies[p].data() + c * b.rows;
+        const S* from = copies_[p].data.get() + c * b.rows;
         for (std::int64_t r = 0; r < b.rows; ++r)
           to[r] = beta == S(0) ? alpha * from[r] : alpha * from[r] + beta * to[r];
       }
     }
   }
+
+ private:
+  static void pack(const LocalBlock& b, const S* at, std::int64_t lld, S* copy) {
+    for (std::int64_t c = 0; c < b.cols; ++c)
+      std::memcpy(copy + c * b.rows, at + c * lld, static_cast<std::size_t>(b.rows) * sizeof(S));
+  }
+
+  struct Copy {
+    std::unique_ptr<S[]> data;
+    std::size_t size = 0;
+  };
+  std::vector<LocalBlock> blocks_;
+  std::vector<Copy> copies_;
+  std::vector<bool> in_place_;
 };
 
-// One planned operation on a grid, with its pieces.
+// Seconds of one einrel call's parts, for EINREL_SCALAPACK_VERBOSE.
+struct Timing {
+  double plan = 0, bind = 0, execute = 0, kernels = 0, write_back = 0;  // kernels: inside execute
+};
+
+double now() { return MPI_Wtime(); }
+
+// One planned operation on a grid: its program and its operands' copies, for any call whose operands have
+// the same layout relative to the block grid (key_of).
 template <class Exec, class S>
 class Planned {
   using Memory = typename Exec::memory_space;
 
  public:
-  Planned(const Operation<S>& op, const Grid& g) : output_(op.output, g), program_(g.comm, graph(op), options()) {
-    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-      inputs_.emplace_back(op.inputs[k], g);
-      program_.template set_input<S>(name(k), inputs_[k].pieces(op.inputs[k]));
-    }
-    program_.template set_output<S>("C", output_.pieces(op.output));
+  Planned(const Operation<S>& op, const Grid& g)
+      : program_(g.comm, graph(op), options()), inputs_(op.inputs.size()), procs_(g.nprow * g.npcol) {}
+
+  // What this product holds per process, the same on every process of the grid: the dry run's peak (the
+  // largest of any rank's) and the operands' copies and einrel layouts.
+  std::size_t bytes(const Operation<S>& op) const {
+    const auto& peaks = program_.estimate().peak_memory_bytes;
+    std::size_t elements = static_cast<std::size_t>(op.output.rows * op.output.cols);
+    for (const Submatrix& m : op.inputs) elements += static_cast<std::size_t>(m.rows * m.cols);
+    const std::size_t peak = peaks.empty() ? 0 : *std::max_element(peaks.begin(), peaks.end());
+    return peak + 2 * sizeof(S) * elements / static_cast<std::size_t>(procs_);
   }
-  void run(const Operation<S>& op) {
-    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k].pack(op.input_data[k], op.inputs[k].d.lld);
-    program_.execute();
-    output_.unpack(op.output_data, op.output.d.lld, op.alpha, op.beta);
+
+  void run(const Operation<S>& op, const Grid& g, Timing& timing) {
+    double t = now();
+    for (std::size_t k = 0; k < inputs_.size(); ++k)
+      program_.template set_input<S>(name(k),
+                                     inputs_[k].bind(op.inputs[k], g, const_cast<S*>(op.input_data[k]), true, true));
+    program_.template set_output<S>(
+        "C", output_.bind(op.output, g, op.output_data, false, op.alpha == S(1) && op.beta == S(0)));
+    timing.bind = now() - t;
+    t = now();
+    for (const engine::VertexMeasure& v : program_.execute().vertices) timing.kernels += v.kernel_seconds;
+    timing.execute = now() - t;
+    t = now();
+    output_.write_back(op.output_data, op.output.d.lld, op.alpha, op.beta);
+    timing.write_back = now() - t;
   }
 
  private:
   static std::string name(std::size_t k) { return std::string(1, static_cast<char>('A' + k)); }
-  // An operation called once or a few times: warming its memory before the first execution
-  // (Session::prepare) costs more than it saves (the first of the matrix chain's three 4096² products on 2
-  // ranks took 1.92 s with it, 1.30 s without; later ones 0.93 s).
+  // Warming a product's memory before its first execution (Session::prepare) costs more than it saves for a
+  // call made once or a few times.
   static engine::Options options() {
     engine::Options o;
     o.warm_memory = false;
@@ -217,19 +245,18 @@ class Planned {
     return g;
   }
 
+  Program<Exec> program_;
   std::vector<Operand<S, Memory>> inputs_;
   Operand<S, Memory> output_;
-  Program<Exec> program_;
+  int procs_;
 };
 
 char upper(const char* c) { return static_cast<char>(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c); }
 
-// Why einrel does not take this call (the same on every process of the grid: only global arguments decide),
+// Why einrel cannot take this call (the same on every process of the grid: only global arguments decide),
 // or nothing.
 template <class S>
 std::optional<std::string> unsupported(const Operation<S>& op) {
-  if (const char* off = std::getenv("EINREL_SCALAPACK"); off && std::string(off) == "off")
-    return "EINREL_SCALAPACK=off";
   if (op.alpha == S(0) || op.output.rows <= 0 || op.output.cols <= 0) return "an empty operation";
   auto outside = [](const Submatrix& m) {
     return m.rows <= 0 || m.cols <= 0 || m.i0 < 0 || m.j0 < 0 || m.i0 + m.rows > m.d.m || m.j0 + m.cols > m.d.n;
@@ -254,38 +281,69 @@ std::string illegal_here(const Operation<S>& op, int nprow, int npcol, int myrow
   return mine;
 }
 
-template <class Exec, class S>
-void run_on(const Operation<S>& op, const Grid& grid, const std::vector<std::int64_t>& key) {
-  State& s = state();
-  std::list<std::vector<std::int64_t>>& recent = s.recent[grid.id];
-  std::shared_ptr<void>& planned = s.products[key];
-  if (planned) {
-    recent.remove(key);
-  } else {
-    planned = std::make_shared<Planned<Exec, S>>(op, grid);
-  }
-  recent.push_front(key);
-  const std::shared_ptr<void> running = planned;  // kept while a product is evicted
-  while (recent.size() > kept_per_grid()) {
-    s.products.erase(recent.back());
-    recent.pop_back();
-  }
-  static_cast<Planned<Exec, S>*>(running.get())->run(op);
+// The call as the model sees it, from global arguments only.
+template <class S>
+CallShape shape_of(const Operation<S>& op, int nprow, int npcol) {
+  CallShape call{op.m, op.n, op.k, op.panel, static_cast<std::int64_t>(sizeof(S)), nprow, npcol, op.beta == S(0), 0};
+  std::vector<const Submatrix*> all{&op.output};
+  for (const Submatrix& m : op.inputs) all.push_back(&m);
+  for (const Submatrix* m : all) call.pieces += blocks_on_grid(m->d, m->i0, m->j0, m->rows, m->cols, nprow, npcol);
+  return call;
 }
 
-// The cache key: everything the plan depends on (not alpha, beta, the arrays or their leading dimensions).
+// The cache key: what the plan depends on, which is each operand's layout relative to the block grid (its
+// extents, block sizes, where in its first block it starts and which process holds that block), not where it
+// is in its matrix, nor alpha, beta, the arrays or their leading dimensions. A factorization's updates at
+// offsets a whole cycle of blocks apart share a plan.
 template <class S>
-std::vector<std::int64_t> key_of(const Operation<S>& op, const Grid& grid, int space) {
-  std::vector<std::int64_t> key{static_cast<std::int64_t>(sizeof(S)), space, grid.id};
+PlanKey key_of(const Operation<S>& op, const Grid& grid, int space) {
+  PlanKey key{static_cast<std::int64_t>(sizeof(S)), space, grid.id};
   key.insert(key.end(), op.equation.begin(), op.equation.end());
   std::vector<const Submatrix*> all{&op.output};
   for (const Submatrix& m : op.inputs) all.push_back(&m);
   for (const Submatrix* m : all)
-    key.insert(key.end(), {m->d.m, m->d.n, m->d.mb, m->d.nb, m->d.rsrc, m->d.csrc, m->i0, m->j0, m->rows, m->cols});
+    key.insert(key.end(), {m->rows, m->cols, m->d.mb, m->d.nb, m->i0 % m->d.mb, m->j0 % m->d.nb,
+                           (m->i0 / m->d.mb + m->d.rsrc) % grid.nprow, (m->j0 / m->d.nb + m->d.csrc) % grid.npcol});
   return key;
 }
 
-// Runs the operation on einrel; false when it goes to ScaLAPACK instead, with the reason in `why`.
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g s", s);
+  return text;
+}
+
+// The product for `key` on `grid`, kept or planned now, and whether einrel takes the call (false, with the
+// reason in `why`, where planning is not expected to pay in auto mode).
+template <class Exec, class S>
+bool run_on(const Operation<S>& op, const Grid& grid, Mode mode, const CallCosts& costs, int space, std::string& why) {
+  PlanCache& cache = state().products[grid.id];
+  const PlanKey key = key_of(op, grid, space);
+  const std::int64_t calls = cache.count_call(key);
+  std::shared_ptr<void> product = cache.find(key);
+  Timing timing;
+  if (!product) {
+    if (mode == Mode::automatic && !plan_pays(costs, calls)) {
+      why = "planning it (" + seconds(costs.plan) + ") does not pay for " + std::to_string(calls) +
+            " call(s) with this layout";
+      return false;
+    }
+    const double t = now();
+    auto planned = std::make_shared<Planned<Exec, S>>(op, grid);
+    timing.plan = now() - t;
+    cache.keep(key, planned, planned->bytes(op));
+    product = planned;  // held through the call even where the cache dropped it at once
+  }
+  static_cast<Planned<Exec, S>*>(product.get())->run(op, grid, timing);
+  why = "planned in " + seconds(timing.plan) + ", pieces " + seconds(timing.bind) + ", execute " +
+        seconds(timing.execute) + " (kernels " + seconds(timing.kernels) + "), write-back " +
+        seconds(timing.write_back) + "; " + std::to_string(cache.products()) + " product(s), " +
+        std::to_string(cache.bytes() >> 20) + " MB kept";
+  return true;
+}
+
+// Runs the operation on einrel where it takes it (true, with how it went in `why`), or says in `why` why
+// it goes to ScaLAPACK instead (false).
 template <class S>
 bool run_on_einrel(const Operation<S>& op, std::string& why) {
   if (const auto no = unsupported(op)) {
@@ -299,6 +357,17 @@ bool run_on_einrel(const Operation<S>& op, std::string& why) {
     return false;
   }
   try {
+    const Mode mode = mode_from_environment();
+    if (mode == Mode::off) {
+      why = "EINREL_SCALAPACK=off";
+      return false;
+    }
+    const CallCosts costs = predict(shape_of(op, nprow, npcol), machine_from_environment(), EinrelOverheads{});
+    if (mode == Mode::automatic && !einrel_may_win(costs)) {  // decided alike on every process, before any message
+      why = "predicted " + seconds(costs.common + costs.scalapack) + " on ScaLAPACK, " +
+            seconds(costs.common + costs.einrel_planned) + " on einrel";
+      return false;
+    }
     start();
     const std::string mine = illegal_here(op, nprow, npcol, myrow);
     int illegal = 0;
@@ -310,13 +379,10 @@ bool run_on_einrel(const Operation<S>& op, std::string& why) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     // A code that asked MPI for one thread runs einrel on one thread per process too.
-    if (level >= MPI_THREAD_FUNNELED) {
-      run_on<Kokkos::DefaultHostExecutionSpace, S>(op, grid, key_of(op, grid, 0));
-      return true;
-    }
+    if (level >= MPI_THREAD_FUNNELED)
+      return run_on<Kokkos::DefaultHostExecutionSpace, S>(op, grid, mode, costs, 0, why);
 #ifdef KOKKOS_ENABLE_SERIAL
-    run_on<Kokkos::Serial, S>(op, grid, key_of(op, grid, 1));
-    return true;
+    return run_on<Kokkos::Serial, S>(op, grid, mode, costs, 1, why);
 #else
     why = "MPI_THREAD_SINGLE without Kokkos' Serial backend";
     return false;
@@ -338,16 +404,35 @@ void* next_routine(const char* name) {
 // Runs `op` on einrel, or else calls `name` after this library with `args`.
 template <class S, class... Args>
 void einrel_or_next(const char* name, const std::optional<Operation<S>>& op, std::string why, Args... args) {
-  if (op && run_on_einrel(*op, why)) return;
-  if (const char* verbose = std::getenv("EINREL_SCALAPACK_VERBOSE"); verbose && *verbose == '1')
-    std::fprintf(stderr, "einrel_scalapack: %s goes to ScaLAPACK: %s\n", name, why.c_str());
+  const char* verbose = std::getenv("EINREL_SCALAPACK_VERBOSE");
+  // One line per call, from the grid's first process (every process of the grid decides the same).
+  bool say = verbose && *verbose == '1';
+  std::string call = name;
+  if (op) {
+    int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
+    Cblacs_gridinfo(op->output.d.ctxt, &nprow, &npcol, &myrow, &mycol);
+    say = say && myrow == 0 && mycol == 0;
+    call += " " + describe(CallShape{op->m, op->n, op->k}) + " (" + std::string(dtype_name(dtype_of<S>())) + ", " +
+            std::to_string(nprow) + "x" + std::to_string(npcol) + " grid)";
+  }
+  const double start = MPI_Wtime();
+  if (op && run_on_einrel(*op, why)) {
+    if (say)
+      std::fprintf(stderr, "einrel_scalapack: %s on einrel: %s: %s\n", call.c_str(),
+                   seconds(MPI_Wtime() - start).c_str(), why.c_str());
+    return;
+  }
   void* next = next_routine(name);
   if (!next) {
     std::fprintf(stderr, "einrel_scalapack: %s needs ScaLAPACK's %s (%s), and none is linked after einrel's\n", name,
                  name, why.c_str());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  const double routed = MPI_Wtime();
   reinterpret_cast<void (*)(Args...)>(next)(args...);
+  if (say)
+    std::fprintf(stderr, "einrel_scalapack: %s on ScaLAPACK: %s (decided in %s): %s\n", call.c_str(),
+                 seconds(MPI_Wtime() - routed).c_str(), seconds(routed - start).c_str(), why.c_str());
 }
 
 // The submatrix of `desc` at 1-based (i, j) with `rows` x `cols`, or nothing for a descriptor einrel does not
@@ -384,7 +469,11 @@ std::optional<Operation<S>> gemm_operation(const char* transa, const char* trans
                       *sc,
                       c,
                       alpha,
-                      beta};
+                      beta,
+                      m,
+                      n,
+                      k,
+                      ta == 'N' ? sa->d.nb : sa->d.mb};  // ScaLAPACK steps along op(A)'s column blocks
 }
 
 // C = alpha op(A) + beta C: op(A) = A is A[j, i] -> C[j, i]; op(A) = A^T is A[i, j] -> C[j, i].
@@ -396,7 +485,7 @@ std::optional<Operation<S>> add_operation(char t, int m, int n, S alpha, const S
   if (!t) why = "a transpose argument other than N, T, C";
   if (!sa || !sc) why = "a descriptor that is not of a dense matrix";
   if (!why.empty()) return std::nullopt;
-  return Operation<S>{t == 'N' ? "ji->ji" : "ij->ji", {*sa}, {a}, *sc, c, alpha, beta};
+  return Operation<S>{t == 'N' ? "ji->ji" : "ij->ji", {*sa}, {a}, *sc, c, alpha, beta, m, n, 0, 1};
 }
 
 }  // namespace
