@@ -2,6 +2,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_MachineFile.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 
@@ -88,6 +89,12 @@ std::string describe(const CallShape& call) {
   std::string s = std::to_string(call.m) + "x" + std::to_string(call.n);
   if (call.k > 0) s += "x" + std::to_string(call.k);
   return s;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g s", seconds);
+  return text;
 }
 
 }  // namespace einrel::scalapack

@@ -70,6 +70,8 @@ const engine::MachineModel& machine_from_environment();
 
 // "m x n x k" of a call, for messages.
 std::string describe(const CallShape& call);
+// Seconds with 3 significant digits and the unit, for messages.
+std::string seconds_text(double seconds);
 
 }  // namespace einrel::scalapack
 
