@@ -77,9 +77,9 @@ const Engine& engine() {
 }
 
 // Runs the operation on einrel where it takes it (true, with how it went in `why`), or says in `why` why
-// it goes to ScaLAPACK instead (false).
+// it goes to ScaLAPACK instead (false); the model's figures only where `explain`.
 template <class S>
-bool run_on_einrel(const Operation<S>& op, std::string& why) {
+bool run_on_einrel(const Operation<S>& op, bool explain, std::string& why) {
   if (const auto no = unsupported(op)) {
     why = *no;
     return false;
@@ -98,8 +98,9 @@ bool run_on_einrel(const Operation<S>& op, std::string& why) {
     }
     const CallCosts costs = predict(shape_of(op, nprow, npcol), machine_from_environment(), EinrelOverheads{});
     if (mode == Mode::automatic && !einrel_may_win(costs)) {  // decided alike on every process, before any message
-      why = "predicted " + seconds_text(costs.common + costs.scalapack) + " on ScaLAPACK, " +
-            seconds_text(costs.common + costs.einrel_planned) + " on einrel";
+      why = explain ? "predicted " + seconds_text(costs.common + costs.scalapack) + " on ScaLAPACK, " +
+                          seconds_text(costs.common + costs.einrel_planned) + " on einrel"
+                    : "predicted faster on ScaLAPACK";
       return false;
     }
     const Engine& e = engine();
@@ -117,9 +118,10 @@ bool run_on_einrel(const Operation<S>& op, std::string& why) {
   }
 }
 
-// The routine of ScaLAPACK (or whatever follows this library) named `name`.
+// The routine of ScaLAPACK (or whatever follows this library) named `name` (one of the entry points' names,
+// looked up once each).
 void* next_routine(const char* name) {
-  static std::map<std::string, void*> found;
+  static std::map<const char*, void*> found;
   const auto known = found.find(name);
   if (known != found.end()) return known->second;
   return found[name] = dlsym(RTLD_NEXT, name);
@@ -129,18 +131,19 @@ void* next_routine(const char* name) {
 template <class S, class... Args>
 void einrel_or_next(const char* name, const std::optional<Operation<S>>& op, std::string why, Args... args) {
   const char* verbose = std::getenv("EINREL_SCALAPACK_VERBOSE");
-  // One line per call, from the grid's first process (every process of the grid decides the same).
+  // One line per call, from the grid's first process (every process of the grid decides the same); the
+  // messages are made only then (a factorization makes thousands of calls that take microseconds).
   bool say = verbose && *verbose == '1';
   std::string call = name;
-  if (op) {
+  if (op && say) {
     int nprow = 0, npcol = 0, myrow = -1, mycol = -1;
     Cblacs_gridinfo(op->output.d.ctxt, &nprow, &npcol, &myrow, &mycol);
-    say = say && myrow == 0 && mycol == 0;
+    say = myrow == 0 && mycol == 0;
     call += " " + describe(CallShape{op->m, op->n, op->k}) + " (" + (std::is_same_v<S, double> ? "f64" : "f32") + ", " +
             std::to_string(nprow) + "x" + std::to_string(npcol) + " grid)";
   }
-  const double start = MPI_Wtime();
-  if (op && run_on_einrel(*op, why)) {
+  const double start = say ? MPI_Wtime() : 0;
+  if (op && run_on_einrel(*op, say, why)) {
     if (say)
       std::fprintf(stderr, "einrel_scalapack: %s on einrel: %s: %s\n", call.c_str(),
                    seconds_text(MPI_Wtime() - start).c_str(), why.c_str());
@@ -152,7 +155,7 @@ void einrel_or_next(const char* name, const std::optional<Operation<S>>& op, std
                  name, why.c_str());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  const double routed = MPI_Wtime();
+  const double routed = say ? MPI_Wtime() : 0;
   reinterpret_cast<void (*)(Args...)>(next)(args...);
   if (say)
     std::fprintf(stderr, "einrel_scalapack: %s on ScaLAPACK: %s (decided in %s): %s\n", call.c_str(),
@@ -187,7 +190,8 @@ std::optional<Operation<S>> gemm_operation(const char* transa, const char* trans
   if (!ta || !tb) why = "a transpose argument other than N, T, C";
   if (!sa || !sb || !sc) why = "a descriptor that is not of a dense matrix";
   if (!why.empty()) return std::nullopt;
-  return Operation<S>{std::string(ta == 'N' ? "li" : "il") + "," + (tb == 'N' ? "jl" : "lj") + "->ji",
+  static const char* const equations[2][2] = {{"li,jl->ji", "li,lj->ji"}, {"il,jl->ji", "il,lj->ji"}};
+  return Operation<S>{equations[ta == 'N' ? 0 : 1][tb == 'N' ? 0 : 1],
                       {*sa, *sb},
                       {a, b},
                       *sc,

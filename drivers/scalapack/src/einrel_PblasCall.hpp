@@ -24,7 +24,7 @@ struct Submatrix {
 // them (CallShape).
 template <class S>
 struct Operation {
-  std::string equation;
+  const char* equation = "";
   std::vector<Submatrix> inputs;
   std::vector<const S*> input_data;
   Submatrix output;

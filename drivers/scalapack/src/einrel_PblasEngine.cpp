@@ -241,7 +241,7 @@ std::string illegal_here(const Operation<S>& op, int nprow, int npcol, int myrow
 template <class S>
 PlanKey key_of(const Operation<S>& op, const Grid& grid, int space) {
   PlanKey key{static_cast<std::int64_t>(sizeof(S)), space, grid.id};
-  key.insert(key.end(), op.equation.begin(), op.equation.end());
+  for (const char* c = op.equation; *c; ++c) key.push_back(*c);
   std::vector<const Submatrix*> all{&op.output};
   for (const Submatrix& m : op.inputs) all.push_back(&m);
   for (const Submatrix* m : all)
