@@ -3,8 +3,14 @@
 grid, timed between barriers on allocated and filled arrays) built twice from the same source: linked against
 Debian's ScaLAPACK alone, and relinked with einrel's libeinrel_scalapack in front of it (its pdgemm_ computed
 by einrel). Runs the two alternately, --reps times each, one thread per rank, and prints their medians and the
-speed-up. Also runs the plain peer under LD_PRELOAD=libeinrel_scalapack.so (no relink at all) when --preload
-names the library.
+speed-up. Also runs the plain peer under LD_PRELOAD=libeinrel_scalapack.so (no relink at all, set for the ranks
+only, not for mpiexec) when --preload names the library.
+
+The order of the sides rotates from one repetition to the next, so that each follows each other side equally
+often: einrel's first call touches memory that ScaLAPACK's run does not, and on this machine (a virtual one)
+fresh pages cost ~1 ms per MB, more on pages no recent process has used. With a fixed order the einrel side
+that always ran right after ScaLAPACK paid most of it: "relinked 1.21x, preloaded 1.46x" (issue 42) was the
+order, not the linking (docs/benchmarks.md).
 
   OMP_PROC_BIND=false /usr/bin/python3 perf_tests/pdgemm_relink_bench.py \\
       --peer build/perf_tests/einrel_scalapack_chain --relinked build/perf_tests/einrel_scalapack_chain_relinked \\
@@ -36,10 +42,13 @@ def main():
     if args.preload:
         runs["LD_PRELOAD einrel"] = ([args.peer], {"LD_PRELOAD": os.path.abspath(args.preload)})
     times = {name: [] for name in runs}
-    for _ in range(args.reps):
-        for name, (cmd, extra) in runs.items():
-            p = subprocess.run([args.mpiexec, "-n", str(args.ranks)] + cmd + shape, capture_output=True, text=True,
-                               env=dict(env, **extra))
+    names = list(runs)
+    for rep in range(args.reps):
+        for name in names[rep % len(names):] + names[:rep % len(names)]:
+            cmd, extra = runs[name]
+            launcher = ["env"] + [f"{k}={v}" for k, v in extra.items()]
+            p = subprocess.run([args.mpiexec, "-n", str(args.ranks)] + launcher + cmd + shape, capture_output=True,
+                               text=True, env=env)
             found = re.search(r": ([0-9.]+) s, ", p.stdout)
             if p.returncode != 0 or not found:
                 sys.exit(f"{name} failed: {p.stdout}\n{p.stderr}")
