@@ -108,10 +108,15 @@ bool run_on_einrel(const Operation<S>& op, bool explain, std::string& why) {
       why = e.error;
       return false;
     }
+    bool taken = false;
     if constexpr (std::is_same_v<S, double>)
-      return e.f64(&op, mode == Mode::on, &costs, &why);
+      taken = e.f64(&op, mode == Mode::on, &costs, &why);
     else
-      return e.f32(&op, mode == Mode::on, &costs, &why);
+      taken = e.f32(&op, mode == Mode::on, &costs, &why);
+    if (explain)  // what the model expected, beside what happened
+      why = "predicted " + seconds_text(costs.common + costs.einrel_planned) + " (planned) on einrel, " +
+            seconds_text(costs.common + costs.scalapack) + " on ScaLAPACK; " + why;
+    return taken;
   } catch (const std::exception& e) {  // an environment variable or machine file, the same on every process
     why = e.what();
     return false;
