@@ -330,8 +330,8 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (vertex.is_input()) {
       if (vertex.sparse && !vertex.shape)
         throw Error("sparse input '" + vertex.name +
-                    "' has no block shape: bind one before planning (docs/sparse.md: Graph::bind_shape, or for "
-                    "einrel run a mask or norms dataset next to it, --drop-zero-blocks or --random-density)");
+                    "' has no block shape: bind one before planning (Graph::bind_shape; docs/sparse.md says where "
+                    "each face takes shapes from)");
       shapes_[v] = vertex.shape;
       continue;
     }

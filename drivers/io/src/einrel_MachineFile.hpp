@@ -2,7 +2,7 @@
 #define EINREL_MACHINEFILE_HPP
 
 #include <einrel_Json.hpp>
-#include <einrel_Transition.hpp>
+#include <einrel_MachineModel.hpp>
 
 #include <string>
 

@@ -5,7 +5,7 @@
 // ScaLAPACK and einrel spend on what they do differently, from the call's global arguments alone, so that every
 // process of the grid decides the same without communicating.
 
-#include <einrel_Transition.hpp>
+#include <einrel_MachineModel.hpp>
 
 #include <cstdint>
 #include <string>
