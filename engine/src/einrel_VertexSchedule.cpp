@@ -1,0 +1,252 @@
+#include <einrel_Error.hpp>
+#include <einrel_VertexSchedule.hpp>
+
+#include <algorithm>
+
+namespace einrel::engine {
+
+using redistribute::BlockLayout;
+using redistribute::Placement;
+
+VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
+                               const std::string& output_order, const std::vector<const BlockShape*>& operand_shapes)
+    : ranks_(ranks) {
+  if (ranks < 1) throw Error("a schedule needs at least one rank");
+  const ResolvedEinSum& resolved = *vertex.resolved;
+  const EinSum& e = resolved.einsum();
+  d.check_fits(resolved);
+  const std::string order = output_order.empty() ? e.output : output_order;
+  if (!std::is_permutation(order.begin(), order.end(), e.output.begin(), e.output.end()))
+    throw Error("tuple order '" + order + "' of vertex '" + vertex.name + "' is not an order of its output labels '" +
+                e.output + "'");
+  const std::string tuple_labels = order + resolved.aggregated_labels();
+  for (char c : tuple_labels) tuple_parts_.push_back(d.parts_of(c));
+  for (char c : resolved.aggregated_labels()) group_size_ *= d.parts_of(c);
+  tuple_strides_.assign(tuple_parts_.size(), 1);
+  for (std::size_t j = tuple_parts_.size(); j-- > 0;) {
+    tuple_strides_[j] = num_tuples_;
+    num_tuples_ *= tuple_parts_[j];
+  }
+  for (char c : e.output) output_digits_.push_back(static_cast<int>(tuple_labels.find(c)));
+  for (const std::string& labels : e.inputs) {
+    std::vector<int> digits;
+    for (char c : labels) digits.push_back(static_cast<int>(tuple_labels.find(c)));
+    operand_digits_.push_back(std::move(digits));
+  }
+  if (std::any_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; }))
+    keep_present_tuples(resolved, tuple_labels, operand_shapes);
+
+  BlockGrid output_grid(vertex.bound, d.project(e.output));
+  if (order == e.output && !present_) {
+    output_layout_.emplace(std::move(output_grid), ranks);
+  } else {
+    std::vector<std::vector<int>> owners(static_cast<std::size_t>(output_grid.num_blocks()));
+    for (Extent g = 0; g < output_grid.num_blocks(); ++g) {
+      const Extent first = first_tuple(g);
+      if (first >= 0) owners[static_cast<std::size_t>(g)].push_back(tuple_rank(first));
+    }
+    output_layout_.emplace(std::move(output_grid), Placement::sites(owners, ranks));
+  }
+  for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+    BlockGrid grid(resolved.extents(e.inputs[k]), d.project(e.inputs[k]));
+    std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
+    auto read_by = [&](Extent t, int r) {
+      auto& s = sites[static_cast<std::size_t>(operand_block(k, t))];
+      if (s.empty() || s.back() != r) s.push_back(r);  // t grows, so ranks arrive sorted
+    };
+    if (present_)
+      for (std::size_t i = 0; i < present_->size(); ++i) read_by((*present_)[i], present_rank_[i]);
+    else
+      for (Extent t = 0; t < num_tuples_; ++t) read_by(t, tuple_rank(t));
+    operand_layouts_.emplace_back(std::move(grid), Placement::sites(sites, ranks));
+  }
+}
+
+void VertexSchedule::keep_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels,
+                                         const std::vector<const BlockShape*>& operand_shapes) {
+  const EinSum& e = resolved.einsum();
+  std::vector<std::optional<BlockShape>> masks(e.inputs.size());
+  for (std::size_t k = 0; k < operand_shapes.size() && k < masks.size(); ++k)
+    if (operand_shapes[k])
+      masks[k] = operand_shapes[k]->on(BlockGrid(resolved.extents(e.inputs[k]), [&] {
+        std::vector<Extent> parts;
+        for (char c : e.inputs[k]) parts.push_back(tuple_parts_[tuple_labels.find(c)]);
+        return parts;
+      }()));
+  // A tuple's flops are proportional to its box in the grid of all its labels (numbered like the tuples).
+  const BlockGrid tuples(resolved.extents(tuple_labels), tuple_parts_);
+  std::vector<Extent> weights;
+  present_.emplace();
+  Extent total = 0;
+  for (Extent t = 0; t < num_tuples_; ++t) {
+    bool runs = true;
+    for (std::size_t k = 0; k < masks.size() && runs; ++k) runs = !masks[k] || masks[k]->present(operand_block(k, t));
+    if (!runs) continue;
+    present_->push_back(t);
+    weights.push_back(tuples.box(tuples.key(t)).size());
+    total += weights.back();
+  }
+  // Tuple i runs on the rank whose even share of the flops holds the flops before it.
+  Extent before = 0;
+  for (Extent w : weights) {
+    present_rank_.push_back(
+        static_cast<int>(static_cast<long double>(before) * ranks_ / static_cast<long double>(total)));
+    before += w;
+  }
+}
+
+std::size_t VertexSchedule::present_index(Extent t) const {
+  const auto it = std::lower_bound(present_->begin(), present_->end(), t);
+  if (it == present_->end() || *it != t)
+    throw Error("join tuple " + std::to_string(t) + " does not run: an operand block it reads is absent");
+  return static_cast<std::size_t>(it - present_->begin());
+}
+
+int VertexSchedule::tuple_rank(Extent t) const {
+  if (partials_) return partials_->owner(t);
+  if (present_) return present_rank_[present_index(t)];
+  return static_cast<int>(t * ranks_ / num_tuples_);
+}
+
+std::optional<BlockShape> VertexSchedule::output_shape() const {
+  if (!present_) return std::nullopt;
+  const BlockGrid& grid = output_layout_->grid();
+  std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()), false);
+  for (Extent t : *present_) present[static_cast<std::size_t>(output_block(t))] = true;
+  return BlockShape(grid, std::move(present));
+}
+
+VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials)
+    : ranks_(partials.num_ranks()), partials_(partials) {
+  const EinSum& e = vertex.resolved->einsum();
+  for (const std::string& labels : e.inputs)
+    if (labels != e.output || !vertex.resolved->aggregated_labels().empty())
+      throw Error("vertex '" + vertex.name + "' is not element-wise in one label order: it cannot run on partials");
+  const BlockGrid& grid = partials.grid();
+  tuple_parts_ = grid.parts();
+  tuple_strides_.assign(tuple_parts_.size(), 1);
+  for (std::size_t j = tuple_parts_.size(); j-- > 0;) {
+    tuple_strides_[j] = num_tuples_;
+    num_tuples_ *= tuple_parts_[j];
+  }
+  output_layout_ = partials;
+  output_digits_.resize(tuple_parts_.size());  // operands and output share the partials' grid
+  for (std::size_t j = 0; j < output_digits_.size(); ++j) output_digits_[j] = static_cast<int>(j);
+  for (std::size_t k = 0; k < e.inputs.size(); ++k) {
+    operand_digits_.push_back(output_digits_);
+    operand_layouts_.push_back(partials);
+  }
+}
+
+std::vector<Extent> VertexSchedule::tuples_of(int rank) const {
+  std::vector<Extent> tuples;
+  if (partials_) {  // a type: the one block the rank holds
+    const std::vector<Extent> blocks = partials_->blocks_of(rank);
+    if (!blocks.empty()) tuples.push_back(blocks[0]);
+    return tuples;
+  }
+  if (present_) {  // ranks do not decrease along the running tuples: this rank's are consecutive
+    const auto [first, last] = std::equal_range(present_rank_.begin(), present_rank_.end(), rank);
+    return std::vector<Extent>(present_->begin() + (first - present_rank_.begin()),
+                               present_->begin() + (last - present_rank_.begin()));
+  }
+  // t runs on rank r when r·J/R <= t < (r+1)·J/R, rounded up.
+  const Extent J = num_tuples_, R = ranks_;
+  for (Extent t = (rank * J + R - 1) / R; t < ((rank + 1) * J + R - 1) / R; ++t) tuples.push_back(t);
+  return tuples;
+}
+
+Extent VertexSchedule::block_of(const std::vector<int>& digits, Extent t) const {
+  // The tensor's key takes its labels' digits of t (mixed radix tuple_parts_, C order), in C order.
+  Extent id = 0;
+  for (int digit : digits) id = id * tuple_parts_[digit] + (t / tuple_strides_[digit]) % tuple_parts_[digit];
+  return id;
+}
+
+Extent VertexSchedule::operand_block(std::size_t k, Extent t) const { return block_of(operand_digits_[k], t); }
+
+Extent VertexSchedule::first_tuple(Extent g) const {
+  const Extent start = group_start(g);
+  if (!present_) return start;
+  const auto it = std::lower_bound(present_->begin(), present_->end(), start);
+  return it != present_->end() && *it < start + group_size_ ? *it : -1;
+}
+
+Extent VertexSchedule::group_start(Extent g) const {
+  // g's digits (C order over the output dimensions) at their tuple labels' strides; aggregated digits 0.
+  Extent t = 0;
+  for (std::size_t i = output_digits_.size(); i-- > 0;) {
+    const auto at = static_cast<std::size_t>(output_digits_[i]);
+    t += (g % tuple_parts_[at]) * tuple_strides_[at];
+    g /= tuple_parts_[at];
+  }
+  return t;
+}
+
+std::vector<int> VertexSchedule::contributors(Extent g) const {
+  if (partials_) {
+    std::vector<int> sites;
+    for (int i = 0; i < partials_->placement().num_sites(g); ++i) sites.push_back(partials_->placement().site(g, i));
+    return sites;
+  }
+  std::vector<int> ranks;
+  const Extent start = group_start(g);
+  auto add = [&](int r) {
+    if (ranks.empty() || ranks.back() != r) ranks.push_back(r);
+  };
+  if (present_) {
+    for (auto it = std::lower_bound(present_->begin(), present_->end(), start);
+         it != present_->end() && *it < start + group_size_; ++it)
+      add(present_rank_[static_cast<std::size_t>(it - present_->begin())]);
+  } else {
+    for (Extent t = start; t < start + group_size_; ++t) add(tuple_rank(t));
+  }
+  return ranks;
+}
+
+BlockLayout VertexSchedule::partial_layout() const {
+  const BlockGrid& grid = output_layout_->grid();
+  std::vector<std::vector<int>> sites;
+  for (Extent g = 0; g < grid.num_blocks(); ++g) sites.push_back(contributors(g));
+  return BlockLayout(grid, Placement::sites(sites, ranks_));
+}
+
+std::vector<Bound> VertexSchedule::tuple_bounds(Extent t) const {
+  std::vector<Bound> bounds;
+  for (std::size_t k = 0; k < operand_layouts_.size(); ++k) {
+    const BlockGrid& grid = operand_layouts_[k].grid();
+    bounds.push_back(grid.box(grid.key(operand_block(k, t))).extents());
+  }
+  return bounds;
+}
+
+std::vector<std::string> tuple_orders(const Graph& graph, const std::vector<partition::PartitionVector>& partitions) {
+  std::vector<std::string> orders(graph.size());
+  for (VertexId v = graph.size(); v-- > 0;) {
+    if (graph.vertex(v).is_input()) continue;
+    partitions[v].check_fits(*graph.vertex(v).resolved);  // readers (later vertices) are checked already
+    const std::string& output = graph.vertex(v).resolved->einsum().output;
+    orders[v] = output;
+    const std::vector<Extent> cut = partitions[v].project(output);
+    bool found = false;
+    for (VertexId c = v + 1; c < graph.size() && !found; ++c) {
+      const Vertex& reader = graph.vertex(c);
+      for (std::size_t k = 0; k < reader.inputs.size() && !found; ++k) {
+        const std::string& labels = reader.resolved->einsum().inputs[k];
+        if (reader.inputs[k] != v || partitions[c].project(labels) != cut) continue;
+        // The reader numbers its tuples over orders[c], then its aggregated labels: v's dimensions in that order.
+        const std::string reader_order = orders[c] + reader.resolved->aggregated_labels();
+        std::vector<std::size_t> dims(labels.size());
+        for (std::size_t i = 0; i < dims.size(); ++i) dims[i] = i;
+        std::sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) {
+          return reader_order.find(labels[a]) < reader_order.find(labels[b]);
+        });
+        for (std::size_t i = 0; i < dims.size(); ++i) orders[v][i] = output[dims[i]];
+        found = true;
+      }
+    }
+  }
+  return orders;
+}
+
+}  // namespace einrel::engine
