@@ -10,9 +10,9 @@ namespace einrel::redistribute {
 
 // Completing MPI requests without holding a core while the peer needs it. MPICH's blocking calls poll
 // without ever giving the processor up, so with more ranks than cores (a laptop, a CI runner, `-n 4`
-// on two cores) every collective costs a scheduler time slice: 5 ms per MPI_Allreduce at 3 ranks on
-// 2 cores here, against 0.04 ms with these waits, which poll MPI_Test* and yield the processor between
-// polls once a short spin has not completed the request. On a core of its own, yielding returns at once.
+// on two cores) every collective costs a scheduler time slice (docs/architecture.md has the figures); these
+// waits poll MPI_Test* and yield the processor between polls once a short spin has not completed the request.
+// On a core of its own, yielding returns at once.
 // Every einrel wait goes through these; `call` names the MPI call for the error message.
 
 // Waits for `request` (a request of a nonblocking collective, send or receive).

@@ -21,8 +21,8 @@ namespace einrel::engine {
 // reduction receives),
 // growing `exchange`'s buffers to each redistribution's needs, touching all of it, and giving the blocks
 // back when execute would. The execution that follows then finds its blocks cached in the pool and its
-// buffers allocated: no fresh pages are first-touched inside its timed phases (a fresh page costs ~2-3 ms
-// per MiB on this project's machines, more than the kernels of an element-wise vertex). What stays
+// buffers allocated: no fresh pages are first-touched inside its timed phases (docs/engine.md "Memory": their
+// first touch can cost more than an element-wise vertex's kernels). What stays
 // allocated afterwards: the pool's cache (bounded by its limit) and the exchange buffers. Kernel
 // temporaries (kernels::einsum_scratch) are taken too, once per kind of call, and the vendor BLAS' own
 // packing buffers are touched by one small GEMM (kernels::warm_vendor_gemm). Call it before loading the
@@ -217,10 +217,9 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
 // Collective over the exchange's communicator: makes the process mesh and every group communicator the
 // schedule's transitions by collectives will use (redistribute::prepare_reshard) and runs each distinct
 // sequence twice on a zero tile, so that execute creates no communicator (MPI_Cart_create, MPI_Cart_sub) and
-// MPI's collectives have set up what they set up on first use inside its timed phases: MPICH's
-// MPI_Reduce_scatter_block of 512 KiB on 2 ranks here takes 3.7 ms, then 1.1 ms, then 0.05–0.08 ms per call
-// (its temporary buffers and shared-memory paths are touched in the first calls). Call it on every rank
-// after warm_memory.
+// MPI's collectives have set up what they set up on first use inside its timed phases (MPICH's first calls of
+// a collective are much slower than later ones: docs/engine.md "Memory"). Call it on every rank after
+// warm_memory.
 template <class ExecutionSpace>
 void prepare_collectives(const ExecutionSpace& exec,
                          redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange, const Graph& graph,
