@@ -2,12 +2,49 @@
 #include <einrel_Error.hpp>
 #include <einrel_RankSteps.hpp>
 
+#include <algorithm>
 #include <map>
 
 namespace einrel::engine {
 namespace {
 
 using redistribute::BlockLayout;
+
+// The values' lifetimes in vertex order, which the step list fixes for every walk over it: a value dies once
+// its last reader has read it, unless it is a graph output.
+class Lifetimes {
+ public:
+  explicit Lifetimes(const Schedule& schedule);
+  // The inputs nothing reads (graph outputs aside): dead before the first vertex runs.
+  std::vector<VertexId> unread_inputs(const Graph& graph) const;
+  // Counts EinSum vertex `vertex`'s reads of its operands; returns the distinct operands that died with them.
+  std::vector<VertexId> read_operands(const Vertex& vertex);
+  // Whether v, once computed, is dead already (nothing reads it and it is not kept).
+  bool dead(VertexId v) const { return uses_[v] == 0 && !schedule_.kept(v); }
+
+ private:
+  const Schedule& schedule_;
+  std::vector<int> uses_;  // reads still to come
+};
+
+Lifetimes::Lifetimes(const Schedule& schedule) : schedule_(schedule), uses_(schedule.partitions().size()) {
+  for (VertexId v = 0; v < uses_.size(); ++v) uses_[v] = schedule.uses(v);
+}
+
+std::vector<VertexId> Lifetimes::unread_inputs(const Graph& graph) const {
+  std::vector<VertexId> unread;
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (graph.vertex(v).is_input() && dead(v)) unread.push_back(v);
+  return unread;
+}
+
+std::vector<VertexId> Lifetimes::read_operands(const Vertex& vertex) {
+  for (VertexId in : vertex.inputs) --uses_[in];
+  std::vector<VertexId> died;
+  for (VertexId in : vertex.inputs)
+    if (dead(in) && std::find(died.begin(), died.end(), in) == died.end()) died.push_back(in);
+  return died;
+}
 
 // Operand k of EinSum vertex v on `rank`: where its blocks come from and what the rank moves for them.
 OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank) {

@@ -95,7 +95,7 @@ class Schedule {
   // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
   // producer's deferral is decided before its reader's operands).
   void choose_transitions(const Graph& graph, const MachineModel& model);
-  class TransitionPass;  // choose_transitions' state (einrel_Schedule.cpp)
+  class TransitionPass;  // choose_transitions' state (einrel_TransitionPass.cpp)
 
   int ranks_;
   TransitionPolicy policy_;
@@ -117,23 +117,6 @@ class Schedule {
 // inputs read by one operand edge that are no graph output and not carried.
 std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
                                   const std::vector<std::pair<VertexId, VertexId>>& carried);
-
-// The values' lifetimes as one execution walks the graph in vertex order — execute, its dry run and its
-// memory walk share them: a value dies once its last reader has read it, unless it is a graph output.
-class Lifetimes {
- public:
-  explicit Lifetimes(const Schedule& schedule);
-  // The inputs nothing reads (graph outputs aside): dead before the first vertex runs.
-  std::vector<VertexId> unread_inputs(const Graph& graph) const;
-  // Counts EinSum vertex `vertex`'s reads of its operands; returns the distinct operands that died with them.
-  std::vector<VertexId> read_operands(const Vertex& vertex);
-  // Whether v, once computed, is dead already (nothing reads it and it is not kept).
-  bool dead(VertexId v) const { return uses_[v] == 0 && !schedule_.kept(v); }
-
- private:
-  const Schedule& schedule_;
-  std::vector<int> uses_;  // reads still to come
-};
 
 }  // namespace einrel::engine
 

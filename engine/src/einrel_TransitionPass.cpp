@@ -1,0 +1,214 @@
+#include <einrel_Error.hpp>
+#include <einrel_Schedule.hpp>
+
+#include <algorithm>
+
+// Schedule's transition pass: how every operand moves, and which reductions are deferred (docs/engine.md
+// "Transitions").
+
+namespace einrel::engine {
+
+using redistribute::BlockLayout;
+
+namespace {
+
+// The model's time for reducing a vertex's partial results on the owners of its output blocks (step 3 of
+// execute): the busiest rank's messages and bytes.
+double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, const MachineModel& model) {
+  std::vector<Extent> messages(vs.ranks(), 0), sent(vs.ranks(), 0), received(vs.ranks(), 0);
+  const BlockGrid& grid = vs.output_layout().grid();
+  for (Extent g = 0; g < grid.num_blocks(); ++g) {
+    const std::vector<int> ranks = vs.contributors(g);
+    const Extent n = grid.box(grid.key(g)).size();
+    for (std::size_t i = 1; i < ranks.size(); ++i) ++messages[ranks[0]], received[ranks[0]] += n, sent[ranks[i]] += n;
+  }
+  double slowest = 0;
+  for (int r = 0; r < vs.ranks(); ++r)
+    slowest = std::max(slowest, model.latency_seconds * static_cast<double>(messages[r]) +
+                                    model.seconds_per_byte * static_cast<double>(std::max(sent[r], received[r]) *
+                                                                                 static_cast<Extent>(element_bytes)));
+  return slowest;
+}
+
+// The join that combines two partial results of pending ⊕ `op` into one (a ⊕ b).
+JoinOp join_of(AggOp op) {
+  switch (op) {
+    case AggOp::sum:
+      return JoinOp::add;
+    case AggOp::max:
+      return JoinOp::max;
+    case AggOp::min:
+      return JoinOp::min;
+    case AggOp::prod:
+      return JoinOp::mul;
+  }
+  return JoinOp::add;
+}
+
+}  // namespace
+
+// One pass over the vertices in order: each one's operand transitions, then whether an element-wise
+// vertex combines two partial results where they lie, and whether its own reduction is deferred to its
+// one reader's collectives.
+class Schedule::TransitionPass {
+ public:
+  TransitionPass(Schedule& s, const Graph& graph, const MachineModel& model)
+      : s_(s),
+        graph_(graph),
+        model_(model),
+        chooser_(s.ranks_, s.policy_, model),
+        readers_(graph.size()),
+        to_reader_(graph.size()) {
+    for (VertexId v = 0; v < graph.size(); ++v)
+      for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
+        readers_[graph.vertex(v).inputs[k]].emplace_back(v, k);
+  }
+
+  void run() {
+    s_.deferred_.assign(graph_.size(), false);
+    s_.transitions_.assign(graph_.size(), {});
+    s_.reads_again_.assign(graph_.size(), {});
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      if (graph_.vertex(v).is_input()) continue;
+      if (s_.policy_ != TransitionPolicy::point_to_point && s_.ranks_ > 1) combine_partials(v);
+      operand_transitions(v);
+      choose_reduction(v);
+    }
+    for (VertexId v = 0; v < graph_.size(); ++v) {
+      if (graph_.vertex(v).is_input()) continue;
+      double& seconds = s_.communication_seconds_[v];
+      for (const auto& t : s_.transitions_[v])
+        if (t) seconds += t->seconds;
+      if (!s_.deferred_[v] && !s_.vertices_[v]->on_partials())
+        seconds += reduction_seconds(*s_.vertices_[v], element_bytes(v), model_);
+    }
+  }
+
+ private:
+  std::size_t element_bytes(VertexId v) const { return dtype_bytes(graph_.vertex(v).dtype); }
+
+  // The model's time for producer `in` reaching its one reader as decided at its turn.
+  double reaching(VertexId in, VertexId reader, std::size_t k) {
+    const double reduce = s_.deferred_[in] ? 0 : reduction_seconds(*s_.vertices_[in], element_bytes(in), model_);
+    return reduce + (to_reader_[in]
+                         ? to_reader_[in]->seconds
+                         : chooser_.choose(*s_.layouts_[in], s_.vertices_[reader]->operand_layout(k), element_bytes(in))
+                               .seconds);
+  }
+
+  // Whether element-wise vertex v can combine two partial results as they are (deferred(v)), and then does.
+  void combine_partials(VertexId v) {
+    const Vertex& vertex = graph_.vertex(v);
+    const EinSum& e = vertex.resolved->einsum();
+    if (vertex.inputs.size() != 2 || vertex.inputs[0] == vertex.inputs[1] || s_.kept_[v] || readers_[v].size() != 1 ||
+        s_.shapes_[vertex.inputs[0]] || s_.shapes_[vertex.inputs[1]] || e.map.kind != MapKind::identity ||
+        e.inputs[0] != e.output || e.inputs[1] != e.output)
+      return;
+    const VertexId P = vertex.inputs[0], Q = vertex.inputs[1];
+    for (VertexId in : {P, Q}) {
+      const Vertex& producer = graph_.vertex(in);
+      if (producer.is_input() || s_.vertices_[in]->group_size() == 1 || s_.kept_[in] || readers_[in].size() != 1 ||
+          join_of(producer.resolved->einsum().agg) != e.join || producer.dtype != vertex.dtype)
+        return;
+    }
+    const BlockLayout partials = s_.vertices_[P]->partial_layout();
+    if (!(s_.vertices_[Q]->partial_layout() == partials)) return;
+    const auto [w, k] = readers_[v][0];
+    const std::size_t element = element_bytes(v);
+    std::optional<Transition> combined = chooser_.from_partials(partials, graph_.vertex(P).resolved->einsum().agg,
+                                                                s_.vertices_[w]->operand_layout(k), element);
+    if (!combined) return;
+    const double apart =
+        reaching(P, v, 0) + reaching(Q, v, 1) +
+        chooser_.choose(s_.vertices_[v]->output_layout(), s_.vertices_[w]->operand_layout(k), element).seconds;
+    if (s_.policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
+    s_.vertices_[v].emplace(vertex, partials);
+    for (VertexId in : {P, Q, v}) s_.deferred_[in] = true, s_.layouts_[in] = partials;
+    for (VertexId in : {P, Q}) to_reader_[in] = chooser_.choose(partials, partials, element);  // nothing moves
+    to_reader_[v] = std::move(combined);
+  }
+
+  void operand_transitions(VertexId v) {
+    const Vertex& vertex = graph_.vertex(v);
+    s_.reads_again_[v].assign(vertex.inputs.size(), false);
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
+      const VertexId in = vertex.inputs[k];
+      if (s_.shared_[v][k] || s_.streamed_[in]) {
+        s_.transitions_[v].emplace_back();
+      } else if (to_reader_[in]) {
+        s_.transitions_[v].push_back(*to_reader_[in]);
+      } else {
+        const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
+        Transition moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
+        if (const auto read = reads_again(in, to, moved)) {
+          s_.reads_again_[v][k] = true;
+          s_.communication_seconds_[v] += *read;
+          s_.transitions_[v].emplace_back();
+        } else {
+          s_.transitions_[v].push_back(std::move(moved));
+        }
+      }
+    }
+  }
+
+  // The model's time for reading a graph input again from its source into `to`, when that is better than
+  // moving it there from its layout (InputReads::again, not carried, the move sends something, and the read
+  // is no slower); else nothing.
+  std::optional<double> reads_again(VertexId in, const BlockLayout& to, const Transition& moved) const {
+    if (s_.reads_ != InputReads::again || !graph_.vertex(in).is_input() || s_.carried_[in]) return std::nullopt;
+    Extent sent = 0;
+    for (Extent n : moved.volumes.sent) sent += n;
+    if (sent == 0) return std::nullopt;
+    const double read = read_seconds(in, to);
+    return read <= moved.seconds ? std::optional<double>(read) : std::nullopt;
+  }
+
+  // The model's time for the busiest rank to read input `in` again into `to`: the blocks of `to` it does not
+  // already hold.
+  double read_seconds(VertexId in, const BlockLayout& to) const {
+    const BlockLayout& from = *s_.layouts_[in];
+    const bool same_cut = from.grid() == to.grid();
+    std::vector<Extent> read(static_cast<std::size_t>(s_.ranks_), 0);
+    for (Extent b = 0; b < to.grid().num_blocks(); ++b)
+      for (int i = 0; i < to.placement().num_sites(b); ++i) {
+        const int r = to.placement().site(b, i);
+        if (!(same_cut && from.placement().holds(r, b))) read[r] += to.grid().box(to.grid().key(b)).size();
+      }
+    const double busiest = static_cast<double>(*std::max_element(read.begin(), read.end()));
+    return busiest * static_cast<double>(element_bytes(in)) * model_.file_seconds_per_byte;
+  }
+
+  // Reduce v's partial results to its owners, or leave them for its one reader's collectives.
+  void choose_reduction(VertexId v) {
+    const VertexSchedule& vs = *s_.vertices_[v];
+    if (vs.group_size() == 1 || s_.kept_[v] || readers_[v].size() != 1 || vs.on_partials() || s_.shapes_[v]) return;
+    const auto [w, k] = readers_[v][0];
+    const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
+    const std::size_t element = element_bytes(v);
+    std::optional<Transition> deferred =
+        chooser_.from_partials(vs.partial_layout(), graph_.vertex(v).resolved->einsum().agg, to, element);
+    if (!deferred) return;
+    Transition reduced = chooser_.choose(*s_.layouts_[v], to, element);
+    if (s_.policy_ == TransitionPolicy::collectives ||
+        deferred->seconds <= reduction_seconds(vs, element, model_) + reduced.seconds) {
+      s_.deferred_[v] = true;
+      s_.layouts_[v] = vs.partial_layout();
+      to_reader_[v] = std::move(deferred);
+    } else {
+      to_reader_[v] = std::move(reduced);
+    }
+  }
+
+  Schedule& s_;
+  const Graph& graph_;
+  const MachineModel& model_;
+  TransitionChooser chooser_;
+  std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers_;
+  std::vector<std::optional<Transition>> to_reader_;  // chosen with the deferral of a producer
+};
+
+void Schedule::choose_transitions(const Graph& graph, const MachineModel& model) {
+  TransitionPass(*this, graph, model).run();
+}
+
+}  // namespace einrel::engine
