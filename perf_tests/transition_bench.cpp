@@ -87,11 +87,15 @@ double median(std::vector<double> v) {
 // One policy's schedule, warmed exchange and inputs, ready to execute again and again.
 struct Prepared {
   engine::Schedule schedule;
+  engine::RankSteps steps;
   redistribute::Exchange<Memory> exchange;
   std::vector<std::optional<engine::AnyDistributed<Memory>>> inputs;
 
   Prepared(const Communicator& comm, const Case& c, engine::TransitionPolicy policy)
-      : schedule(c.graph, c.plan, comm.size(), policy), exchange(comm), inputs(c.graph.size()) {
+      : schedule(c.graph, c.plan, comm.size(), policy),
+        steps(engine::rank_steps(c.graph, schedule, comm.rank())),
+        exchange(comm),
+        inputs(c.graph.size()) {
     engine::warm_memory(Exec{}, exchange, c.graph, schedule);
     engine::prepare_collectives(Exec{}, exchange, c.graph, schedule);
     for (VertexId v = 0; v < c.graph.size(); ++v) {
@@ -107,7 +111,7 @@ struct Prepared {
   std::pair<double, double> run(const Communicator& comm, const Case& c) {
     MPI_Barrier(comm.get());
     const auto start = std::chrono::steady_clock::now();
-    const auto result = engine::execute(Exec{}, exchange, c.graph, schedule, inputs);
+    const auto result = engine::execute(Exec{}, exchange, c.graph, schedule, steps, inputs);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double moving = 0;
     for (const engine::VertexMeasure& m : result.vertices) moving += m.seconds - m.kernel_seconds;

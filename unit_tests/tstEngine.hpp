@@ -8,6 +8,7 @@
 #include <einrel_GraphFile.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_TestDryRun.hpp>
+#include <einrel_TestEngine.hpp>
 #include <einrel_TestGraphs.hpp>
 #include <einrel_TestHelpers.hpp>
 #include <einrel_TestLayouts.hpp>
@@ -92,7 +93,7 @@ engine::EngineResult<TEST_MEMSPACE> check_engine(
     double lo = -1, double hi = 1, engine::TransitionPolicy policy = engine::TransitionPolicy::automatic) {
   const engine::Schedule schedule(g, plan, comm.size(), policy);
   const Values whole = whole_inputs<Scalar>(g, seed, lo, hi);
-  auto result = engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
+  auto result = test::execute_once(TEST_EXECSPACE{}, comm, g, schedule, scatter<Scalar>(comm, g, schedule, whole));
   expect_reference_outputs<Scalar>(g, schedule, result, whole, tol);
   test::expect_dry_run_matches(comm, g, schedule, result);
   return result;
@@ -392,7 +393,7 @@ TEST(TEST_CATEGORY, WarmMemoryLeavesTheExecutionNothingToAllocate) {
     const std::size_t buffers = exchange.buffer_capacity_bytes();
     const long long warm_allocations = pool.statistics().fresh_allocations;
     auto inputs = scatter<double>(comm, g, schedule, whole);
-    const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, std::move(inputs));
+    const auto result = test::execute_once(TEST_EXECSPACE{}, exchange, g, schedule, std::move(inputs));
     EXPECT_EQ(pool.statistics().fresh_allocations, warm_allocations);
     EXPECT_GT(pool.statistics().reuses, 0);
     EXPECT_EQ(exchange.buffer_capacity_bytes(), buffers);
@@ -414,13 +415,14 @@ TEST(TEST_CATEGORY, WarmMemoryTouchesTheVendorGemmWorkspace) {
   redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
   engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule);
   auto inputs = scatter<double>(comm, g, schedule, whole);
+  const engine::RankSteps steps = engine::rank_steps(g, schedule, comm.rank());
   auto minor_faults = [] {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_minflt;
   };
   const long before = minor_faults();
-  const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, std::move(inputs));
+  const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, steps, std::move(inputs));
   EXPECT_LT(minor_faults() - before, 256);  // 1 MiB
   expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
 }
@@ -439,7 +441,7 @@ TEST(TEST_CATEGORY, MemoryEstimateIsWhatThePoolHolds) {
     const std::size_t whole_bytes = pool.statistics().bytes_held;  // `whole`, the test's own
     redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
     engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule);
-    engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, scatter<double>(comm, g, schedule, whole));
+    test::execute_once(TEST_EXECSPACE{}, exchange, g, schedule, scatter<double>(comm, g, schedule, whole));
     const double held =
         static_cast<double>(pool.statistics().peak_bytes_held - whole_bytes + exchange.buffer_capacity_bytes());
     const double estimate = static_cast<double>(engine::dry_run(g, schedule).peak_memory_bytes[comm.rank()]);
@@ -508,7 +510,7 @@ TEST(TEST_CATEGORY, InjectedFailureReachesEveryRank) {
     engine::Options options;
     options.failure = engine::FailureInjection{comm.size() - 1, "C", phase};
     try {
-      engine::execute(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);
+      test::execute_once(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);
       ADD_FAILURE() << "no failure at " << engine::phase_name(phase);
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("injected failure on rank ") + std::to_string(comm.size() - 1) +

@@ -2,6 +2,7 @@
 // more or fewer blocks than ranks), each rank filling its source blocks with a function of the global
 // index and checking every element of its target blocks. Every rank draws the same cases from one
 // seed; the cases of a test are batched so that the oversubscribed programs run few collectives.
+#include <einrel_BlockMessages.hpp>
 #include <einrel_DistributedTensorRelation.hpp>
 #include <einrel_TestLayouts.hpp>
 
@@ -202,6 +203,37 @@ TEST(TEST_CATEGORY, redistribute_absent_blocks_read_zero) {
   Extent moved = static_cast<Extent>(plan.elements_received() + plan.local_elements()), all = 0;
   MPI_Allreduce(&moved, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_EQ(all, 72 - 24);
+}
+
+// Whole blocks between every pair of ranks, each of a size and values that name its sender and receiver,
+// self messages included; the counts are what was posted.
+TEST(TEST_CATEGORY, block_messages_between_every_pair) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size(), me = comm.rank();
+  auto size = [](int from, int to) { return Extent(3 + 5 * from + 2 * to); };
+  auto value = [](int from, int to, Extent i) { return 1000.0 * from + 10.0 * to + static_cast<double>(i); };
+  redistribute::BlockMessages<double, TEST_MEMSPACE> messages(comm.get(), 11);
+  std::vector<Tensor<double, TEST_MEMSPACE>> incoming;
+  Extent sent = 0, received = 0;
+  for (int peer = 0; peer < R; ++peer) {
+    incoming.push_back(Tensor<double, TEST_MEMSPACE>::uninitialized("incoming", {size(peer, me)}));
+    messages.receive(incoming.back(), peer);
+    received += size(peer, me);
+  }
+  for (int peer = 0; peer < R; ++peer) {
+    std::vector<double> values(size(me, peer));
+    for (Extent i = 0; i < size(me, peer); ++i) values[i] = value(me, peer, i);
+    messages.send(tensor_from_host<TEST_MEMSPACE>("outgoing", {size(me, peer)}, values), peer);
+    sent += size(me, peer);
+  }
+  messages.wait();
+  EXPECT_EQ(messages.elements_sent(), sent);
+  EXPECT_EQ(messages.elements_received(), received);
+  for (int peer = 0; peer < R; ++peer) {
+    const std::vector<double> got = tensor_to_host(incoming[peer]);
+    ASSERT_EQ(got.size(), static_cast<std::size_t>(size(peer, me)));
+    for (Extent i = 0; i < size(peer, me); ++i) EXPECT_EQ(got[i], value(peer, me, i)) << "from " << peer;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <einrel_RankSteps.hpp>
 #include <einrel_ShapeAligned.hpp>
 #include <einrel_TestDryRun.hpp>
+#include <einrel_TestEngine.hpp>
 #include <einrel_TestGraphs.hpp>
 
 #include <gtest/gtest.h>
@@ -65,7 +66,7 @@ void expect_dry_run_is_execute(const Communicator& comm, const Graph& g, const s
         },
         blocks);
   };
-  const auto result = engine::execute(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule), {}, read);
+  const auto result = test::execute_once(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule), {}, read);
   test::expect_dry_run_matches(comm, g, schedule, result);
 }
 
@@ -204,7 +205,7 @@ TEST(StepList, InputsReadInTurnAreStreamedByTheKernelCalls) {
         Kokkos::deep_copy(block.view(), 0.5);
       }
     };
-    const auto result = engine::execute(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule), {}, reader);
+    const auto result = test::execute_once(Exec{}, comm, g, schedule, constant_inputs(comm, g, schedule), {}, reader);
     const auto& c = std::get<redistribute::DistributedTensorRelation<double, Mem>>(*result.values[C]);
     for (const auto& [key, block] : c.local()) {
       const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, block.view());

@@ -3,7 +3,7 @@
 
 #include <einrel_Contraction.hpp>
 #include <einrel_CublasGemm.hpp>
-#include <einrel_Engine.hpp>
+#include <einrel_EngineResult.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_ReshardVolumes.hpp>

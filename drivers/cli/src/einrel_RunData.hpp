@@ -6,7 +6,7 @@
 // distributed values into one HDF5 file.
 
 #include <einrel_Communicator.hpp>
-#include <einrel_Engine.hpp>
+#include <einrel_EngineResult.hpp>
 #include <einrel_FailureInjection.hpp>
 #include <einrel_KokkosCompat.hpp>
 #include <einrel_ParallelHdf5.hpp>

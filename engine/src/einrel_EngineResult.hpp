@@ -1,0 +1,62 @@
+#ifndef EINREL_ENGINERESULT_HPP
+#define EINREL_ENGINERESULT_HPP
+
+#include <einrel_DistributedTensorRelation.hpp>
+#include <einrel_Graph.hpp>
+#include <einrel_Tensor.hpp>
+#include <einrel_Traffic.hpp>
+
+#include <functional>
+#include <optional>
+#include <utility>
+#include <variant>
+#include <vector>
+
+// What the engine takes besides the schedule (values of either dtype, a reader for inputs read from their
+// source) and what it returns (the outputs' values and this rank's measures).
+
+namespace einrel::engine {
+
+template <class MemorySpace>
+using AnyDistributed = std::variant<redistribute::DistributedTensorRelation<float, MemorySpace>,
+                                    redistribute::DistributedTensorRelation<double, MemorySpace>>;
+
+// Blocks of a tensor with their boxes in it, of either dtype.
+template <class Scalar, class MemorySpace>
+using BoxedBlocks = std::vector<std::pair<Box, Tensor<Scalar, MemorySpace>>>;
+template <class MemorySpace>
+using AnyBoxedBlocks = std::variant<BoxedBlocks<float, MemorySpace>, BoxedBlocks<double, MemorySpace>>;
+
+// How the engine calls an InputReader: on every rank in the same order, with no blocks where a rank reads
+// none (it may communicate), or on one rank alone between its kernel calls (it must not).
+enum class ReadCall { collective, local };
+
+// Fills `blocks` (allocated, of the input's dtype) with the values of graph input `input` in their boxes,
+// read from its source (InputReads::again): collectively for an operand read again (Schedule::reads_again),
+// locally for the blocks of a streamed input (Schedule::streamed).
+template <class MemorySpace>
+using InputReader = std::function<void(VertexId input, const AnyBoxedBlocks<MemorySpace>& blocks, ReadCall call)>;
+
+// What one rank measured for one vertex: wall time of the whole vertex, of its kernels and of its streamed
+// inputs' reads, and the floats it sent to and received from other ranks (operand exchanges and the
+// reduction of partials).
+struct VertexMeasure {
+  double seconds = 0;
+  double kernel_seconds = 0;
+  double read_seconds = 0;  // reading the blocks of streamed inputs between kernel calls (not in kernel_seconds)
+  Extent floats_sent = 0;
+  Extent floats_received = 0;
+};
+
+// The values of the graph's outputs (indexed by vertex; other entries empty), distributed in the
+// schedule's layouts, and what this rank measured.
+template <class MemorySpace>
+struct EngineResult {
+  std::vector<std::optional<AnyDistributed<MemorySpace>>> values;
+  std::vector<VertexMeasure> vertices;
+  RankTraffic traffic;
+};
+
+}  // namespace einrel::engine
+
+#endif
