@@ -6,8 +6,8 @@
 #include <einrel_Communicator.hpp>
 #include <einrel_DryRun.hpp>
 #include <einrel_Engine.hpp>
-#include <einrel_MemoryFit.hpp>
 #include <einrel_Options.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_WarmMemory.hpp>
 
@@ -55,14 +55,14 @@ class Session {
   using memory_space = typename ExecutionSpace::memory_space;
   using Values = std::vector<std::optional<AnyDistributed<memory_space>>>;
 
-  // Collective over comm: plans `graph` for comm's ranks as `options` say (plan_within_memory; `carried`
+  // Collective over comm: plans `graph` for comm's ranks as `options` say (choose_plan; `carried`
   // pairs for a step graph run again and again, partition::Carried), makes its schedule, this rank's steps
   // and the dry run, and checks that the ranks of each node fit in its memory (of each GPU there, for a
   // device memory space). Throws the same Error on every rank for a bad graph, planner, p or memory limit.
   Session(const redistribute::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
     redistribute::collectively(comm_, [&] {
-      FittedPlan fitted = plan_within_memory(graph_, comm_.size(), options_, carried_);
+      FittedPlan fitted = choose_plan(graph_, comm_.size(), options_, carried_);
       plan_ = std::move(fitted.plan);
       schedule_.emplace(make_schedule(graph_, plan_.partitions, comm_.size(), fitted.transitions, options_, carried_));
       steps_ = rank_steps(graph_, *schedule_, comm_.rank());

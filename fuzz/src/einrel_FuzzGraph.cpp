@@ -6,7 +6,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_FuzzInput.hpp>
 #include <einrel_GraphFile.hpp>
-#include <einrel_MemoryFit.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_Schedule.hpp>
 
 #include <cstdlib>
@@ -31,7 +31,7 @@ void check_round_trip(const einrel::Graph& graph) {
 void plan(const einrel::Graph& graph) {
   einrel::engine::Options options;
   options.procs = ranks;
-  const einrel::engine::FittedPlan fitted = einrel::engine::plan_within_memory(graph, ranks, options);
+  const einrel::engine::FittedPlan fitted = einrel::engine::choose_plan(graph, ranks, options);
   (void)einrel::engine::dry_run(graph,
                                 einrel::engine::Schedule(graph, fitted.plan.partitions, ranks, fitted.transitions));
 }

@@ -1,6 +1,6 @@
 #include <einrel_Error.hpp>
 #include <einrel_GraphFile.hpp>
-#include <einrel_MemoryFit.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_PlanCommand.hpp>
 #include <einrel_PlanExport.hpp>
 #include <einrel_RunData.hpp>
@@ -38,7 +38,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
     ranks = *options.ranks;
   else if (options.engine.procs && *options.engine.procs <= max_planned_ranks)
     ranks = static_cast<int>(*options.engine.procs);
-  const engine::FittedPlan fitted = engine::plan_within_memory(graph, ranks, options.engine);
+  const engine::FittedPlan fitted = engine::choose_plan(graph, ranks, options.engine);
   const partition::Plan& plan = fitted.plan;
   std::optional<engine::Traffic> dry;
   if (options.ranks) dry = fitted.dry_run;  // on *options.ranks, the R the plan was costed on

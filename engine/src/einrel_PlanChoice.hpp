@@ -1,5 +1,5 @@
-#ifndef EINREL_MEMORYFIT_HPP
-#define EINREL_MEMORYFIT_HPP
+#ifndef EINREL_PLANCHOICE_HPP
+#define EINREL_PLANCHOICE_HPP
 
 #include <einrel_Carried.hpp>
 #include <einrel_CostModel.hpp>
@@ -43,8 +43,7 @@ Schedule make_schedule(const Graph& graph, const std::vector<partition::Partitio
 // (ties: that order, requested planner first) — a heuristic on top of the planners (docs/planner.md "Memory
 // limit"). Throws Error when none fits, naming the plan that comes closest, its rank and vertex, and the
 // bytes missing.
-FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& options,
-                              const partition::Carried& carried = {});
+FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried = {});
 
 // The memory this host can still give out: MemAvailable of /proc/meminfo, else the free physical pages.
 std::size_t available_host_memory();

@@ -1,6 +1,6 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_Error.hpp>
-#include <einrel_MemoryFit.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_ShapeAligned.hpp>
 
 #include <einrel_Communicator.hpp>
@@ -231,8 +231,7 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
 
 }  // namespace
 
-FittedPlan plan_within_memory(const Graph& graph, int ranks, const Options& options,
-                              const partition::Carried& carried) {
+FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried) {
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
   const PlanCosting costing(graph, ranks, options, carried);
   FittedPlan fitted = fit_memory(graph, ranks, options, costing.requested(procs, options.planner), costing);
