@@ -1,5 +1,6 @@
 // What `einrel plan` prints: text, JSON and Graphviz.
 #include <einrel_GraphFile.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_PlanExport.hpp>
 
 #include <gtest/gtest.h>
@@ -18,14 +19,23 @@ output r
                      "g.ein");
 }
 
+// The plan `einrel plan --procs p --planner planner --cost-model model` prints, costed on p ranks.
+engine::FittedPlan chosen(const Graph& g, Extent p, const std::string& planner,
+                          partition::CostModel model = partition::CostModel::engine) {
+  engine::Options options;
+  options.procs = p;
+  options.planner = planner;
+  options.cost_model = model;
+  return engine::choose_plan(g, static_cast<int>(p), options);
+}
+
 void expect_contains(const std::string& text, const std::string& part) {
   EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' missing from\n" << text;
 }
 
 TEST(PlanExport, JsonHasTheContractFields) {
   const Graph g = two_vertices();
-  const partition::Plan plan = partition::make_plan(g, 8, "sqrt", partition::CostModel::paper);
-  const std::string json = plan_json(g, plan);
+  const std::string json = plan_json(g, chosen(g, 8, "sqrt", partition::CostModel::paper));
   expect_contains(json, "\"procs\": 8");
   expect_contains(json, "\"planner\": \"sqrt\"");
   expect_contains(json, "\"cost_model\": \"paper\"");
@@ -40,14 +50,13 @@ TEST(PlanExport, JsonHasTheContractFields) {
 TEST(PlanExport, JsonCostsKeepEveryDigit) {
   const Graph g = parse_graph("input A f64[123457,98765]\nr = einsum(\"ij->i\", A)\noutput r\n", "g.ein");
   // J · n_X = 123457 · 98765 at p = 1: eleven digits, all printed.
-  expect_contains(plan_json(g, partition::make_plan(g, 1, "data", partition::CostModel::paper)),
-                  "\"join\": 12193230605,");
+  expect_contains(plan_json(g, chosen(g, 1, "data", partition::CostModel::paper)), "\"join\": 12193230605,");
 }
 
 TEST(PlanExport, TextListsEveryVertexAndTheTotal) {
   const Graph g = two_vertices();
-  const std::string text = plan_text(g, partition::make_plan(g, 4, "eindecomp"));
-  expect_contains(text, "eindecomp plan for p = 4: predicted cost");
+  const std::string text = plan_text(g, chosen(g, 4, "eindecomp"));
+  expect_contains(text, "plan for p = 4: predicted cost");
   expect_contains(text, "floats (engine cost model)");
   expect_contains(text, "ij,jk->ik");
   expect_contains(text, "ik->i");
@@ -56,8 +65,7 @@ TEST(PlanExport, TextListsEveryVertexAndTheTotal) {
 
 TEST(PlanExport, DotDrawsPartitionsAndRepartitionCosts) {
   const Graph g = two_vertices();
-  partition::Plan plan = partition::make_plan(g, 8, "sqrt", partition::CostModel::paper);
-  const std::string dot = plan_dot(g, plan);
+  const std::string dot = plan_dot(g, chosen(g, 8, "sqrt", partition::CostModel::paper));
   expect_contains(dot, "digraph plan {");
   expect_contains(dot, "v2 [label=\"T = ij,jk->ik\\n[8,8]  {i:2,j:2,k:2}\\njoin 256  agg 64\\nrepartition in 0\"];");
   expect_contains(dot, "v0 -> v2 [label=\"[2,2]\", style=dashed];");

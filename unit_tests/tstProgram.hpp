@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <limits>
+
 namespace {
 
 using namespace einrel;
@@ -261,6 +263,57 @@ long long kokkos_allocations = 0;
 // A time loop: after the first execution, 99 more make no Kokkos allocation at all (blocks, partials,
 // kernel temporaries, exchange buffers), on slabs in and bricks out, through contractions, a softmax
 // and reductions.
+// last_report: every rank's figures of the last execution, the same on every rank, checked against what
+// each rank's EngineResult says and against NaN and ±Inf planted in an input.
+TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
+  const int rank = world_rank(), ranks = world_size();
+  const Bound a_bound{12, 6}, b_bound{6, 5};
+  Graph g;
+  const auto a = g.input("A", Dtype::f64, a_bound);
+  const auto b = g.input("B", Dtype::f64, b_bound);
+  EinsumOptions named;
+  named.name = "C";
+  const auto c = g.einsum("ij,jk->ik", a, b, named);
+  g.output(c);
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+  EXPECT_THROW(program.last_report(), Error);
+  auto a_values = test::random_values<double>(a_bound, 7);
+  const auto b_values = test::random_values<double>(b_bound, 8, 0.5, 1.0);  // no zero: ±Inf · b stays ±Inf
+  a_values[0] = std::numeric_limits<double>::quiet_NaN();                   // row 0 of C: 5 NaN
+  a_values[6] = std::numeric_limits<double>::infinity();                    // row 1 of C: 5 +Inf
+  std::vector<Tensor<double, TEST_MEMSPACE>> storage;
+  program.set_input<double>("A", pieces_of(a_values, a_bound, row_slab(a_bound, rank, ranks), storage));
+  program.set_input<double>("B", pieces_of(b_values, b_bound, bricks(b_bound, ranks, 2, 0)[rank], storage));
+  const engine::RankTraffic mine = program.execute().traffic;
+  const engine::ExecutionReport report = program.last_report();
+
+  ASSERT_EQ(report.ranks.size(), static_cast<std::size_t>(ranks));
+  ASSERT_EQ(report.peak_allocated_bytes.size(), static_cast<std::size_t>(ranks));
+  EXPECT_EQ(report.ranks[rank].floats_sent, mine.floats_sent);
+  EXPECT_EQ(report.ranks[rank].floats_received, mine.floats_received);
+  EXPECT_EQ(report.ranks[rank].tuples, mine.tuples);
+  EXPECT_EQ(report.ranks[rank].peak_block_bytes, mine.peak_block_bytes);
+  EXPECT_GE(report.peak_allocated_bytes[rank], mine.peak_block_bytes);
+  long long sent = mine.floats_sent, total = 0, tuples = mine.tuples, all_tuples = 0;
+  MPI_Allreduce(&sent, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&tuples, &all_tuples, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(report.floats_moved(), total);
+  EXPECT_EQ(report.vertices[c].floats_moved, total);  // C is the only vertex that moves anything
+  EXPECT_GT(report.vertices[c].seconds, 0);
+  Extent counted = 0;
+  for (const auto& r : report.ranks) counted += r.tuples;
+  EXPECT_EQ(counted, all_tuples);
+  // The same report on every rank: rank 0's figures broadcast and compared.
+  long long root[2] = {report.ranks[ranks - 1].floats_received, report.computing_ranks};
+  MPI_Bcast(root, 2, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(root[0], report.ranks[ranks - 1].floats_received);
+  EXPECT_EQ(root[1], report.computing_ranks);
+  ASSERT_EQ(report.nonfinite_outputs.size(), 1u);
+  EXPECT_EQ(report.nonfinite_outputs[0].vertex, c);
+  EXPECT_EQ(report.nonfinite_outputs[0].nan, 5);
+  EXPECT_EQ(report.nonfinite_outputs[0].inf, 5);
+}
+
 TEST(TEST_CATEGORY, ATimeLoopAllocatesNothingAfterTheFirstExecution) {
   const int rank = world_rank(), ranks = world_size();
   const Bound x_bound{24, 16}, w_bound{16, 20};

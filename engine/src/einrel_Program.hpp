@@ -133,6 +133,17 @@ class Program {
   }
   const engine::EngineResult<memory_space>& execute() { return execute(ExecutionSpace{}); }
 
+  // Collective over the communicator: what the last execution measured on every rank (per rank floats sent,
+  // received and read, peak block and allocator bytes, tuples, flops; per vertex the slowest rank's times
+  // and the floats moved; outputs holding NaN or ±Inf), the same on every rank. Throws Error before the
+  // first execution.
+  engine::ExecutionReport last_report() const {
+    redistribute::collectively(comm_, [&] {
+      if (!result_) throw Error("no execution to report: call execute first");
+    });
+    return session_->report(ExecutionSpace{}, *result_);
+  }
+
   // Output `name` of the last execution in einrel's layout (this rank's blocks). Throws Error before the
   // first execution, for a name that is not an output, or for another dtype.
   template <class Scalar>

@@ -6,6 +6,8 @@
 #include <einrel_Communicator.hpp>
 #include <einrel_DryRun.hpp>
 #include <einrel_Engine.hpp>
+#include <einrel_ExecutionReport.hpp>
+#include <einrel_NodeMemory.hpp>
 #include <einrel_Options.hpp>
 #include <einrel_PlanChoice.hpp>
 #include <einrel_RankSteps.hpp>
@@ -55,18 +57,15 @@ class Session {
   using memory_space = typename ExecutionSpace::memory_space;
   using Values = std::vector<std::optional<AnyDistributed<memory_space>>>;
 
-  // Collective over comm: plans `graph` for comm's ranks as `options` say (choose_plan; `carried`
-  // pairs for a step graph run again and again, partition::Carried), makes its schedule, this rank's steps
-  // and the dry run, and checks that the ranks of each node fit in its memory (of each GPU there, for a
+  // Collective over comm: plans `graph` for comm's ranks as `options` say (choose_plan, which makes the
+  // schedule and its dry run; `carried` pairs for a step graph run again and again, partition::Carried),
+  // makes this rank's steps, and checks that the ranks of each node fit in its memory (of each GPU there, for a
   // device memory space). Throws the same Error on every rank for a bad graph, planner, p or memory limit.
   Session(const redistribute::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
     redistribute::collectively(comm_, [&] {
-      FittedPlan fitted = choose_plan(graph_, comm_.size(), options_, carried_);
-      plan_ = std::move(fitted.plan);
-      schedule_.emplace(make_schedule(graph_, plan_.partitions, comm_.size(), fitted.transitions, options_, carried_));
-      steps_ = rank_steps(graph_, *schedule_, comm_.rank());
-      estimate_ = std::move(fitted.dry_run);  // the dry run of this schedule, made while planning
+      fitted_.emplace(choose_plan(graph_, comm_.size(), options_, carried_));
+      steps_ = rank_steps(graph_, fitted_->schedule, comm_.rank());
     });
     check_node_memory(comm_.get(), estimated_peak_bytes(),
                       !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible);
@@ -77,13 +76,15 @@ class Session {
   const Graph& graph() const { return graph_; }
   const Options& options() const { return options_; }
   const partition::Carried& carried() const { return carried_; }
-  const partition::Plan& plan() const { return plan_; }
-  const Schedule& schedule() const { return *schedule_; }
+  // The plan chosen, with its schedule and dry run.
+  const FittedPlan& fitted() const { return *fitted_; }
+  const partition::Plan& plan() const { return fitted_->plan; }
+  const Schedule& schedule() const { return fitted_->schedule; }
   const RankSteps& steps() const { return steps_; }
   // The dry run of the schedule on every rank (what execute measures, and the memory estimate).
-  const Traffic& estimate() const { return estimate_; }
+  const Traffic& estimate() const { return fitted_->dry_run; }
   std::size_t estimated_peak_bytes() const {
-    return estimate_.peak_memory_bytes[static_cast<std::size_t>(comm_.rank())];
+    return estimate().peak_memory_bytes[static_cast<std::size_t>(comm_.rank())];
   }
   redistribute::Exchange<memory_space>& exchange() { return exchange_; }
 
@@ -93,8 +94,9 @@ class Session {
   void prepare(const ExecutionSpace& exec) {
     if (prepared_ || !options_.warm_memory) return;
     const Options& options = options_;
-    redistribute::collectively(comm_, [&] { warm_memory(exec, exchange_, graph_, *schedule_, steps_, options); });
-    prepare_collectives(exec, exchange_, graph_, *schedule_);
+    redistribute::collectively(comm_,
+                               [&] { warm_memory(exec, exchange_, graph_, fitted_->schedule, steps_, options); });
+    prepare_collectives(exec, exchange_, graph_, fitted_->schedule);
     prepared_ = true;
   }
 
@@ -103,7 +105,18 @@ class Session {
   // rank when any rank fails.
   EngineResult<memory_space> execute(const ExecutionSpace& exec, Values inputs,
                                      const InputReader<memory_space>& read = {}) {
-    return engine::execute(exec, exchange_, graph_, *schedule_, steps_, std::move(inputs), options_, read);
+    return engine::execute(exec, exchange_, graph_, fitted_->schedule, steps_, std::move(inputs), options_, read);
+  }
+
+  // Collective: every rank's figures of `result`, an execution of this session, on every rank; the allocator
+  // peaks are the pool's since its statistics were last reset (BlockPool::reset_statistics) with the
+  // exchange's buffers.
+  ExecutionReport report(const ExecutionSpace& exec, const EngineResult<memory_space>& result) const {
+    std::vector<long long> nonfinite;
+    redistribute::collectively(comm_, [&] { nonfinite = nonfinite_counts(exec, graph_, result.values, comm_.rank()); });
+    const std::size_t allocated =
+        BlockPool<memory_space>::instance().statistics().peak_bytes_held + exchange_.buffer_capacity_bytes();
+    return gather_execution_report(comm_, graph_, result.vertices, result.traffic, allocated, nonfinite);
   }
 
  private:
@@ -111,10 +124,8 @@ class Session {
   Graph graph_;
   Options options_;
   partition::Carried carried_;
-  partition::Plan plan_;
-  std::optional<Schedule> schedule_;
+  std::optional<FittedPlan> fitted_;
   RankSteps steps_;
-  Traffic estimate_;
   std::optional<detail::PoolCacheLimit<memory_space>> cache_limit_;
   redistribute::Exchange<memory_space> exchange_{comm_};
   bool prepared_ = false;

@@ -20,6 +20,9 @@ Partitioning eindecomp_tree(const Graph& graph, Extent p, CostModel model);
 Partitioning eindecomp_linearized(const Graph& graph, Extent p, CostModel model, bool refine);
 
 // The "eindecomp" planner: eindecomp_tree on tree-shaped graphs, else eindecomp_linearized with refinement.
+// This proposes; the plan that runs is chosen among this one and other candidates (the paper model's, the
+// baselines', finer and shape-aligned cuts) by the engine's dry run on the ranks it will run on:
+// engine::choose_plan in engine/src/einrel_PlanChoice.hpp.
 Partitioning eindecomp(const Graph& graph, Extent p, CostModel model);
 
 }  // namespace einrel::partition

@@ -47,7 +47,7 @@ Plan make_plan(const Graph& graph, Extent p, const std::string& planner, CostMod
   for (const NamedPlanner& named : planners) {
     if (planner != named.name) continue;
     Partitioning chosen = named.plan(graph, p, model);
-    Plan plan{planner, model, p, std::move(chosen.partitions), {}, 0, chosen.partitions_considered, planner, 0, false};
+    Plan plan{planner, model, p, std::move(chosen.partitions), {}, 0, chosen.partitions_considered};
     cost_plan(graph, plan);
     return plan;
   }

@@ -27,11 +27,6 @@ struct Plan {
   std::vector<VertexCost> costs;            // per vertex, zero for inputs
   double total_cost = 0;                    // Σ over vertices of join + agg + repartition, in floats
   std::size_t partitions_considered = 0;
-  // Set by the engine when it costs the plan by its dry run on R ranks (engine::choose_plan): the
-  // planner whose partitions won the objective (eindecomp's own, or a baseline's), and the estimated seconds.
-  std::string proposed_by;
-  double estimated_seconds = 0;
-  bool costed_by_dry_run = false;  // total_cost and costs are the dry run's floats moved
 };
 
 // "eindecomp" (the default), then the baselines "sqrt", "data", "greedy", and the LLM baselines "megatron",

@@ -39,24 +39,23 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   else if (options.engine.procs && *options.engine.procs <= max_planned_ranks)
     ranks = static_cast<int>(*options.engine.procs);
   const engine::FittedPlan fitted = engine::choose_plan(graph, ranks, options.engine);
-  const partition::Plan& plan = fitted.plan;
   std::optional<engine::Traffic> dry;
   if (options.ranks) dry = fitted.dry_run;  // on *options.ranks, the R the plan was costed on
   const std::size_t estimated =
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;
   if (options.format == "dot") {
-    out << plan_dot(graph, plan);
+    out << plan_dot(graph, fitted);
   } else if (options.format == "json") {
     io::JsonWriter j = io::json_report();
-    write_plan(j, graph, plan);
+    write_plan(j, graph, fitted);
     if (dry) {
       j.member("num_ranks", *options.ranks).member("floats_moved", dry->total_floats_moved()).key("ranks");
       write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
     }
     out << j.end_object().str();
   } else {
-    out << plan_text(graph, plan);
+    out << plan_text(graph, fitted);
     if (dry) {
       std::ostringstream s;
       s << "dry run on " << *options.ranks << " ranks: " << dry->total_floats_moved()

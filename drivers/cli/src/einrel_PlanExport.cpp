@@ -6,6 +6,7 @@
 
 namespace einrel {
 
+using engine::FittedPlan;
 using partition::PartitionVector;
 using partition::Plan;
 using partition::VertexCost;
@@ -30,18 +31,20 @@ std::string parts_list(const std::vector<Extent>& parts) {
   return s + "]";
 }
 
-std::string headline(const Plan& plan) {
-  return plan.planner + (plan.proposed_by != plan.planner ? " (proposed by " + plan.proposed_by + ")" : "") +
+std::string headline(const FittedPlan& fitted) {
+  const Plan& plan = fitted.plan;
+  return plan.planner + (fitted.proposed_by != plan.planner ? " (proposed by " + fitted.proposed_by + ")" : "") +
          " plan for p = " + std::to_string(plan.procs) + ": predicted cost " + short_number(plan.total_cost) +
          " floats (" + partition::cost_model_name(plan.cost_model) + " cost model), estimated " +
-         short_number(plan.estimated_seconds) + " s";
+         short_number(fitted.estimated_seconds()) + " s";
 }
 
 }  // namespace
 
-std::string plan_text(const Graph& graph, const Plan& plan) {
+std::string plan_text(const Graph& graph, const FittedPlan& fitted) {
+  const Plan& plan = fitted.plan;
   std::ostringstream out;
-  out << headline(plan) << " (" << plan.partitions_considered << " partitions considered)\n";
+  out << headline(fitted) << " (" << plan.partitions_considered << " partitions considered)\n";
   out << "  " << std::left << std::setw(16) << "vertex" << std::setw(20) << "equation" << std::setw(18) << "shape"
       << std::setw(24) << "partition" << std::right << std::setw(14) << "join" << std::setw(14) << "agg"
       << std::setw(14) << "repartition"
@@ -59,10 +62,11 @@ std::string plan_text(const Graph& graph, const Plan& plan) {
   return out.str();
 }
 
-void write_plan(io::JsonWriter& j, const Graph& graph, const Plan& plan) {
-  j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", plan.proposed_by);
+void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted) {
+  const Plan& plan = fitted.plan;
+  j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", fitted.proposed_by);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
-  j.member("estimated_seconds", plan.estimated_seconds);
+  j.member("estimated_seconds", fitted.estimated_seconds());
   j.member("partitions_considered", plan.partitions_considered).key("nodes").begin_array();
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -81,15 +85,16 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const Plan& plan) {
   j.end_array();
 }
 
-std::string plan_json(const Graph& graph, const Plan& plan) {
+std::string plan_json(const Graph& graph, const FittedPlan& fitted) {
   io::JsonWriter j = io::json_report();
-  write_plan(j, graph, plan);
+  write_plan(j, graph, fitted);
   return j.end_object().str();
 }
 
-std::string plan_dot(const Graph& graph, const Plan& plan) {
+std::string plan_dot(const Graph& graph, const FittedPlan& fitted) {
+  const Plan& plan = fitted.plan;
   std::ostringstream g;
-  g << "digraph plan {\n  graph [label=\"" << headline(plan)
+  g << "digraph plan {\n  graph [label=\"" << headline(fitted)
     << "\", labelloc=t, fontname=\"Helvetica\"];\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
     << "  edge [fontname=\"Helvetica\", fontsize=9];\n";
   std::vector<bool> is_output(graph.size(), false);

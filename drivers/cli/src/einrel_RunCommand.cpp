@@ -70,40 +70,6 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
   return diff == 0 ? 0.0 : diff / std::max(scale, std::numeric_limits<double>::min());
 }
 
-// Counts the NaN and the non-finite (NaN or ±Inf) elements of a view: x != x is NaN, x - x != 0 non-finite.
-template <class View>
-struct NonFiniteCount {
-  View x;
-  bool nan_only;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, long long& n) const {
-    const auto v = x(i);
-    if (nan_only ? v != v : !(v - v == 0)) ++n;
-  }
-};
-
-// This rank's NaN and ±Inf counts of every graph output, two numbers per vertex (zero for others): each
-// block counted by its first site only (an output that is an input may be held on several ranks).
-std::vector<long long> nonfinite_counts(const Graph& graph, const Values& values, int rank) {
-  std::vector<long long> counts(2 * graph.size(), 0);
-  for (VertexId v : graph.outputs())
-    std::visit(
-        [&](const auto& d) {
-          for (Extent b : d.layout().blocks_of(rank)) {
-            if (d.layout().placement().site(b, 0) != rank) continue;
-            const auto& view = d.block(d.grid().key(b)).view();
-            using View = std::decay_t<decltype(view)>;
-            const Kokkos::RangePolicy<Exec> all(0, view.extent(0));
-            long long nan = 0, nonfinite = 0;
-            Kokkos::parallel_reduce("einrel::run/nan", all, NonFiniteCount<View>{view, true}, nan);
-            Kokkos::parallel_reduce("einrel::run/nonfinite", all, NonFiniteCount<View>{view, false}, nonfinite);
-            counts[2 * v] += nan;
-            counts[2 * v + 1] += nonfinite - nan;
-          }
-        },
-        *values[v]);
-  return counts;
-}
-
 // Bound for --check: partitioning changes only the order in which ⊕ combines terms, so the difference
 // grows like the rounding of the longest aggregation (sqrt of its length for random signs).
 double check_tolerance(const Graph& graph) {
@@ -160,43 +126,13 @@ double check_against_single_rank(const Session& session, rundata::InputLoader& l
   return error;
 }
 
-// Collective: the run's figures from every rank, complete on rank 0.
-RunReport gather_report(const Session& session, const RunOptions& options, const engine::EngineResult<Memory>& result,
-                        std::size_t peak_allocated_bytes) {
+// Collective: the run's figures from every rank (Session::report), with the plan and schedule they ran.
+RunReport gather_report(const Session& session, const RunOptions& options, const engine::EngineResult<Memory>& result) {
   const Communicator& comm = session.comm();
   const Graph& graph = session.graph();
   const partition::Plan& plan = session.plan();
   const engine::Schedule& schedule = session.schedule();
-  const std::size_t n = graph.size();
-  std::vector<long long> moved(n), moved_sum(n);
-  std::vector<double> seconds(2 * n), seconds_max(2 * n);
-  for (VertexId v = 0; v < n; ++v) {
-    moved[v] = result.vertices[v].floats_sent;
-    seconds[2 * v] = result.vertices[v].seconds;
-    seconds[2 * v + 1] = result.vertices[v].kernel_seconds;
-  }
-  MPI_Request request;
-  complete(
-      MPI_Ireduce(moved.data(), moved_sum.data(), static_cast<int>(n), MPI_LONG_LONG, MPI_SUM, 0, comm.get(), &request),
-      request, "MPI_Ireduce");
-  complete(MPI_Ireduce(seconds.data(), seconds_max.data(), static_cast<int>(2 * n), MPI_DOUBLE, MPI_MAX, 0, comm.get(),
-                       &request),
-           request, "MPI_Ireduce");
-  const long long mine[6] = {result.traffic.floats_sent,
-                             result.traffic.floats_received,
-                             static_cast<long long>(result.traffic.peak_block_bytes),
-                             result.traffic.tuples,
-                             static_cast<long long>(peak_allocated_bytes),
-                             static_cast<long long>(result.traffic.flops)};
-  std::vector<long long> all(6 * static_cast<std::size_t>(comm.size()));
-  complete(MPI_Igather(mine, 6, MPI_LONG_LONG, all.data(), 6, MPI_LONG_LONG, 0, comm.get(), &request), request,
-           "MPI_Igather");
-  std::vector<long long> nonfinite;
-  collectively(comm, [&] { nonfinite = nonfinite_counts(graph, result.values, comm.rank()); });
-  std::vector<long long> nonfinite_sum(nonfinite.size());
-  complete(MPI_Ireduce(nonfinite.data(), nonfinite_sum.data(), static_cast<int>(nonfinite.size()), MPI_LONG_LONG,
-                       MPI_SUM, 0, comm.get(), &request),
-           request, "MPI_Ireduce");
+  const engine::ExecutionReport figures = session.report(Exec{}, result);
 
   RunReport report;
   report.graph = options.graph;
@@ -206,25 +142,22 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.planner = plan.planner;
   report.cost_model = partition::cost_model_name(plan.cost_model);
   report.predicted_cost = plan.total_cost;
-  report.estimated_seconds = plan.estimated_seconds;
+  report.estimated_seconds = session.fitted().estimated_seconds();
   report.objective = engine::objective_name(session.options().objective);
-  report.proposed_by = plan.proposed_by;
+  report.proposed_by = session.fitted().proposed_by;
   report.procs = plan.procs;
   report.transitions = engine::transition_policy_name(schedule.transition_policy());
-  for (int r = 0; r < comm.size(); ++r) {
-    const long long* x = &all[6 * static_cast<std::size_t>(r)];
-    report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3], 0, static_cast<double>(x[5])});
-    report.peak_allocated_bytes.push_back(static_cast<std::size_t>(x[4]));
-    if (x[3] > 0) ++report.computing_ranks;
-  }
-  for (VertexId v : graph.outputs())
-    if (nonfinite_sum[2 * v] + nonfinite_sum[2 * v + 1] > 0)
-      report.nonfinite_outputs.push_back({graph.vertex(v).name, nonfinite_sum[2 * v], nonfinite_sum[2 * v + 1]});
-  for (VertexId v = 0; v < n; ++v) {
+  report.ranks = figures.ranks;
+  report.peak_allocated_bytes = figures.peak_allocated_bytes;
+  report.computing_ranks = figures.computing_ranks;
+  for (const engine::NonFiniteOutput& o : figures.nonfinite_outputs)
+    report.nonfinite_outputs.push_back({graph.vertex(o.vertex).name, o.nan, o.inf});
+  for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    VertexReport entry{vertex.name,         vertex.einsum->equation(), vertex.bound, plan.partitions[v].str(),
-                       seconds_max[2 * v],  seconds_max[2 * v + 1],    moved_sum[v], {},
+    const engine::VertexFigures& f = figures.vertices[v];
+    VertexReport entry{vertex.name,         vertex.einsum->equation(), vertex.bound,   plan.partitions[v].str(),
+                       f.seconds,           f.kernel_seconds,          f.floats_moved, {},
                        schedule.deferred(v)};
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       OperandReport& o = entry.operands.emplace_back();
@@ -299,10 +232,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
     Teuchos::TimeMonitor timing(eval_timer);
     result = session.execute(Exec{}, std::move(inputs), loader.reader());
   }
-  // What the allocator held at most: pooled blocks (cached ones included) and the exchange's buffers.
-  const std::size_t allocated =
-      BlockPool<Memory>::instance().statistics().peak_bytes_held + session.exchange().buffer_capacity_bytes();
-  RunReport report = gather_report(session, options, *result, allocated);
+  RunReport report = gather_report(session, options, *result);
   report.estimated_peak_allocated_bytes = session.estimate().peak_memory_bytes;
   double streamed = 0;  // reading streamed inputs during the evaluation: input time, not evaluation time
   for (const engine::VertexMeasure& m : result->vertices) streamed += m.read_seconds;

@@ -39,14 +39,15 @@ double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memor
   return sum;
 }
 
-std::string report_json(const TrainOptions& o, const partition::Plan& plan, int ranks, double carried,
+std::string report_json(const TrainOptions& o, const engine::FittedPlan& fitted, int ranks, double carried,
                         const std::vector<double>& losses, const std::vector<double>& seconds,
                         const std::vector<Extent>& floats) {
+  const partition::Plan& plan = fitted.plan;
   io::JsonWriter j = io::json_report();
   j.member("command", "train").member("graph", o.run.graph).member("loss", o.loss).member("params", o.params);
   j.member("lr", o.lr).member("steps", o.steps).member("planner", plan.planner).member("procs", plan.procs);
   j.member("num_ranks", ranks).member("predicted_cost_per_step", plan.total_cost + carried);
-  j.member("estimated_seconds_per_step", plan.estimated_seconds).member("proposed_by", plan.proposed_by);
+  j.member("estimated_seconds_per_step", fitted.estimated_seconds()).member("proposed_by", fitted.proposed_by);
   j.member("predicted_carried_cost_per_step", carried).member("losses", losses);
   j.member("seconds_per_step", seconds).member("floats_moved_per_step", floats);
   return j.end_object().str();
@@ -70,7 +71,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   rundata::Session session(comm, step.graph, engine, step.carried);
   const partition::Plan& plan = session.plan();
   // A plan costed by its dry run counts the carried values already: each W lives where W' was made.
-  const double carried = plan.costed_by_dry_run
+  const double carried = session.fitted().costed_by_dry_run
                              ? 0.0
                              : partition::carried_cost(session.graph(), plan.partitions, step.carried, plan.cost_model);
   session.prepare(Exec{});
@@ -102,7 +103,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   collectively(comm, [&] {
     if (options.run.report && root) {
       report_file.emplace(*options.run.report);
-      report_file->write_text(report_json(options, plan, comm.size(), carried, losses, seconds, floats));
+      report_file->write_text(report_json(options, session.fitted(), comm.size(), carried, losses, seconds, floats));
     }
     rundata::inject_at_write(session.options(), comm.rank(), params);
   });

@@ -1,0 +1,63 @@
+#include <einrel_ExecutionReport.hpp>
+#include <einrel_Wait.hpp>
+
+namespace einrel::engine {
+
+Extent ExecutionReport::floats_moved() const {
+  Extent n = 0;
+  for (const RankTraffic& r : ranks) n += r.floats_sent;
+  return n;
+}
+
+ExecutionReport gather_execution_report(const redistribute::Communicator& comm, const Graph& graph,
+                                        const std::vector<VertexMeasure>& vertices, const RankTraffic& traffic,
+                                        std::size_t allocated, const std::vector<long long>& nonfinite) {
+  const std::size_t n = graph.size(), R = static_cast<std::size_t>(comm.size());
+  // Per rank, in one message: its traffic and allocator peak.
+  constexpr int per_rank = 7;
+  const long long mine[per_rank] = {traffic.floats_sent,
+                                    traffic.floats_received,
+                                    static_cast<long long>(traffic.peak_block_bytes),
+                                    traffic.tuples,
+                                    traffic.floats_read,
+                                    static_cast<long long>(allocated),
+                                    static_cast<long long>(traffic.flops)};
+  std::vector<long long> all(per_rank * R);
+  MPI_Request request;
+  redistribute::complete(
+      MPI_Iallgather(mine, per_rank, MPI_LONG_LONG, all.data(), per_rank, MPI_LONG_LONG, comm.get(), &request), request,
+      "MPI_Iallgather");
+  // Per vertex: the slowest rank's times, and the floats sent with the non-finite counts summed.
+  std::vector<double> seconds(3 * n), slowest(3 * n);
+  std::vector<long long> counts(3 * n), sums(3 * n);
+  for (VertexId v = 0; v < n; ++v) {
+    seconds[3 * v] = vertices[v].seconds;
+    seconds[3 * v + 1] = vertices[v].kernel_seconds;
+    seconds[3 * v + 2] = vertices[v].read_seconds;
+    counts[3 * v] = vertices[v].floats_sent;
+    counts[3 * v + 1] = nonfinite[2 * v];
+    counts[3 * v + 2] = nonfinite[2 * v + 1];
+  }
+  redistribute::complete(MPI_Iallreduce(seconds.data(), slowest.data(), static_cast<int>(3 * n), MPI_DOUBLE, MPI_MAX,
+                                        comm.get(), &request),
+                         request, "MPI_Iallreduce");
+  redistribute::complete(
+      MPI_Iallreduce(counts.data(), sums.data(), static_cast<int>(3 * n), MPI_LONG_LONG, MPI_SUM, comm.get(), &request),
+      request, "MPI_Iallreduce");
+
+  ExecutionReport report;
+  for (std::size_t r = 0; r < R; ++r) {
+    const long long* x = &all[per_rank * r];
+    report.ranks.push_back({x[0], x[1], static_cast<std::size_t>(x[2]), x[3], x[4], static_cast<double>(x[6])});
+    report.peak_allocated_bytes.push_back(static_cast<std::size_t>(x[5]));
+    if (x[3] > 0) ++report.computing_ranks;
+  }
+  for (VertexId v = 0; v < n; ++v)
+    report.vertices.push_back({slowest[3 * v], slowest[3 * v + 1], slowest[3 * v + 2], sums[3 * v]});
+  for (VertexId v : graph.outputs())
+    if (sums[3 * v + 1] + sums[3 * v + 2] > 0)
+      report.nonfinite_outputs.push_back({v, sums[3 * v + 1], sums[3 * v + 2]});
+  return report;
+}
+
+}  // namespace einrel::engine
