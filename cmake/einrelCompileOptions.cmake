@@ -38,12 +38,13 @@ function(einrel_sanitizer_test_environment)
   endforeach()
 endfunction()
 
-# einrel_module(NAME [HEADER_ONLY] SOURCES ... [PUBLIC_HEADERS ...] HEADERS ... DEPENDS ...): one library per
-# module folder, exported as einrel::<NAME>. PUBLIC_HEADERS (the umbrella einrel.hpp) are installed at the top
+# einrel_module(NAME [HEADER_ONLY] SOURCES ... [PUBLIC_HEADERS ...] HEADERS ... [SUBFOLDERS ...] DEPENDS ...): one
+# library per module folder, exported as einrel::<NAME>; SUBFOLDERS are folders of src/ that hold a part of the
+# module (namespace einrel::<module>::<subfolder>), whose headers are included by name like the others. PUBLIC_HEADERS (the umbrella einrel.hpp) are installed at the top
 # of include/, the implementation HEADERS under include/einrel/detail/ (as Cabana and Kokkos Kernels do); both
 # folders are on an installed target's include path, so headers include each other by name alone.
 function(einrel_module name)
-  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SOURCES;PUBLIC_HEADERS;HEADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SOURCES;PUBLIC_HEADERS;HEADERS;SUBFOLDERS;DEPENDS" ${ARGN})
   set(target einrel_${name})
   if(ARG_HEADER_ONLY)
     add_library(${target} INTERFACE)
@@ -59,6 +60,9 @@ function(einrel_module name)
   target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src>
                                                 $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
                                                 $<INSTALL_INTERFACE:${EINREL_INSTALL_DETAIL_INCLUDEDIR}>)
+  foreach(folder IN LISTS ARG_SUBFOLDERS)
+    target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src/${folder}>)
+  endforeach()
   target_link_libraries(${target} ${scope} ${ARG_DEPENDS})
   install(TARGETS ${target} EXPORT einrelTargets)
   install(FILES ${ARG_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
