@@ -27,6 +27,7 @@ namespace {
 
 using namespace einrel;
 using namespace einrel::redistribute;
+using comm::Communicator;
 using Memory = Kokkos::DefaultExecutionSpace::memory_space;
 using Exec = Kokkos::DefaultExecutionSpace;
 using Tile = Tensor<double, Memory>;

@@ -34,8 +34,8 @@ namespace {
 using namespace einrel;
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
+using comm::Communicator;
 using partition::PartitionVector;
-using redistribute::Communicator;
 
 struct Case {
   std::string name;

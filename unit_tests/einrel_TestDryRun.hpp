@@ -11,7 +11,7 @@
 namespace einrel::test {
 
 // `mine` summed over the ranks of comm (collective).
-inline Extent sum_over_ranks(const redistribute::Communicator& comm, Extent mine) {
+inline Extent sum_over_ranks(const comm::Communicator& comm, Extent mine) {
   long long in = mine, out = 0;
   MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, comm.get());
   return static_cast<Extent>(out);
@@ -21,7 +21,7 @@ inline Extent sum_over_ranks(const redistribute::Communicator& comm, Extent mine
 // floats sent and received, peak block bytes, kernel calls, input floats read again, and per vertex the floats moved
 // over all ranks (collective).
 template <class MemorySpace>
-void expect_dry_run_matches(const redistribute::Communicator& comm, const Graph& g, const engine::Schedule& schedule,
+void expect_dry_run_matches(const comm::Communicator& comm, const Graph& g, const engine::Schedule& schedule,
                             const engine::EngineResult<MemorySpace>& result) {
   const engine::Traffic dry = engine::dry_run(g, schedule);
   const engine::RankTraffic& predicted = dry.ranks[static_cast<std::size_t>(comm.rank())];

@@ -29,7 +29,7 @@ engine::EngineResult<typename Exec::memory_space> execute_once(
 
 template <class Exec>
 engine::EngineResult<typename Exec::memory_space> execute_once(
-    const Exec& exec, const redistribute::Communicator& comm, const Graph& g, const engine::Schedule& schedule,
+    const Exec& exec, const comm::Communicator& comm, const Graph& g, const engine::Schedule& schedule,
     EngineValues<Exec> inputs, const engine::Options& options = {},
     const engine::InputReader<typename Exec::memory_space>& read = {}) {
   redistribute::Exchange<typename Exec::memory_space> exchange(comm);

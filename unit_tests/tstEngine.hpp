@@ -24,8 +24,8 @@
 namespace {
 
 using namespace einrel;
+using comm::Communicator;
 using partition::PartitionVector;
-using redistribute::Communicator;
 using Values = std::vector<std::optional<AnyTensor<TEST_MEMSPACE>>>;
 using Distributed = std::vector<std::optional<engine::AnyDistributed<TEST_MEMSPACE>>>;
 

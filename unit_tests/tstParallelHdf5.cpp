@@ -18,7 +18,7 @@
 namespace {
 
 using namespace einrel;
-using redistribute::Communicator;
+using comm::Communicator;
 
 // Blocks of `grid` dealt to ranks round-robin starting at rank `first`, so that with more ranks than
 // blocks some ranks have none and with fewer some have several.

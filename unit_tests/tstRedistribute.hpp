@@ -14,8 +14,8 @@
 namespace {
 
 using namespace einrel;
+using comm::Communicator;
 using redistribute::BlockLayout;
-using redistribute::Communicator;
 using redistribute::Exchange;
 using redistribute::ExchangeLimits;
 using redistribute::ExchangeStats;

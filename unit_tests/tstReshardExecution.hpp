@@ -17,6 +17,7 @@ namespace {
 
 using namespace einrel;
 using namespace einrel::redistribute;
+using comm::Communicator;
 
 double value_at(Extent flat) { return static_cast<double>(flat % 1021) - 300.0; }
 

@@ -28,8 +28,8 @@
 namespace {
 
 using namespace einrel;
+using comm::Communicator;
 using partition::PartitionVector;
-using redistribute::Communicator;
 // The step list is backend-independent: checked on the host's default execution space, one thread per rank.
 using Exec = Kokkos::DefaultHostExecutionSpace;
 using Mem = Exec::memory_space;

@@ -2,7 +2,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_Wait.hpp>
 
-namespace einrel::redistribute {
+namespace einrel::comm {
 
 void check_mpi(int rc, const std::string& call) {
   if (rc == MPI_SUCCESS) return;
@@ -71,4 +71,4 @@ MPI_Datatype mpi_datatype<double>() {
   return MPI_DOUBLE;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::comm

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace einrel::redistribute {
+namespace einrel::comm {
 
 // einrel's own duplicate of a user's communicator (ArborX/Cabana pattern): one MPI_Comm_dup per
 // engine or context, shared by every relation and exchange made from it through a shared_ptr whose
@@ -64,6 +64,6 @@ void check_mpi(int rc, const std::string& call);
 template <class Scalar>
 MPI_Datatype mpi_datatype();
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::comm
 
 #endif

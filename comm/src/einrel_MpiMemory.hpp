@@ -5,7 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
-namespace einrel::redistribute {
+namespace einrel::comm {
 
 // Whether MPI reads and writes views of MemorySpace directly: host memory always, device memory only with
 // a GPU-aware MPI (the CMake option EINREL_ENABLE_GPU_AWARE_MPI). Otherwise every message is staged
@@ -14,6 +14,6 @@ template <class MemorySpace>
 inline constexpr bool mpi_reads_directly =
     EINREL_ENABLE_GPU_AWARE_MPI || Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::comm
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <thread>
 
-namespace einrel::redistribute {
+namespace einrel::comm {
 namespace {
 
 // Polls `done` (which returns true once complete), yielding the processor after the first polls.
@@ -47,4 +47,4 @@ void complete(int start, MPI_Request& request, const std::string& call) {
   wait(request, call);
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::comm

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::comm {
 
 // Completing MPI requests without holding a core while the peer needs it. MPICH's blocking calls poll
 // without ever giving the processor up, so with more ranks than cores (a laptop, a CI runner, `-n 4`
@@ -28,6 +28,6 @@ int wait_any(std::vector<MPI_Request>& requests, const std::string& call);
 // it, then waits. The nonblocking form of a collective, with this wait, stands for the blocking one.
 void complete(int start, MPI_Request& request, const std::string& call);
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::comm
 
 #endif

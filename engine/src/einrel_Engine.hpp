@@ -40,7 +40,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
     const Options& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
   detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);
-  redistribute::collectively(exchange.comm(), [&] {
+  comm::collectively(exchange.comm(), [&] {
     if (steps.rank != exchange.comm().rank())
       throw Error("the steps of rank " + std::to_string(steps.rank) + " cannot run on rank " +
                   std::to_string(exchange.comm().rank()));

@@ -9,7 +9,7 @@ Extent ExecutionReport::floats_moved() const {
   return n;
 }
 
-ExecutionReport gather_execution_report(const redistribute::Communicator& comm, const Graph& graph,
+ExecutionReport gather_execution_report(const comm::Communicator& comm, const Graph& graph,
                                         const std::vector<VertexMeasure>& vertices, const RankTraffic& traffic,
                                         std::size_t allocated, const std::vector<long long>& nonfinite) {
   const std::size_t n = graph.size(), R = static_cast<std::size_t>(comm.size());
@@ -24,7 +24,7 @@ ExecutionReport gather_execution_report(const redistribute::Communicator& comm, 
                                     static_cast<long long>(traffic.flops)};
   std::vector<long long> all(per_rank * R);
   MPI_Request request;
-  redistribute::complete(
+  comm::complete(
       MPI_Iallgather(mine, per_rank, MPI_LONG_LONG, all.data(), per_rank, MPI_LONG_LONG, comm.get(), &request), request,
       "MPI_Iallgather");
   // Per vertex: the slowest rank's times, and the floats sent with the non-finite counts summed.
@@ -38,10 +38,10 @@ ExecutionReport gather_execution_report(const redistribute::Communicator& comm, 
     counts[3 * v + 1] = nonfinite[2 * v];
     counts[3 * v + 2] = nonfinite[2 * v + 1];
   }
-  redistribute::complete(MPI_Iallreduce(seconds.data(), slowest.data(), static_cast<int>(3 * n), MPI_DOUBLE, MPI_MAX,
-                                        comm.get(), &request),
-                         request, "MPI_Iallreduce");
-  redistribute::complete(
+  comm::complete(MPI_Iallreduce(seconds.data(), slowest.data(), static_cast<int>(3 * n), MPI_DOUBLE, MPI_MAX,
+                                comm.get(), &request),
+                 request, "MPI_Iallreduce");
+  comm::complete(
       MPI_Iallreduce(counts.data(), sums.data(), static_cast<int>(3 * n), MPI_LONG_LONG, MPI_SUM, comm.get(), &request),
       request, "MPI_Iallreduce");
 

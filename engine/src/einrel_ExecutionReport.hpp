@@ -52,7 +52,7 @@ std::vector<long long> nonfinite_counts(
 
 // Collective over comm: the report of one execution from every rank's EngineResult figures (`vertices`,
 // `traffic`), allocator peak (`allocated`) and nonfinite_counts (`nonfinite`).
-ExecutionReport gather_execution_report(const redistribute::Communicator& comm, const Graph& graph,
+ExecutionReport gather_execution_report(const comm::Communicator& comm, const Graph& graph,
                                         const std::vector<VertexMeasure>& vertices, const RankTraffic& traffic,
                                         std::size_t allocated, const std::vector<long long>& nonfinite);
 

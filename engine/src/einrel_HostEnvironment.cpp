@@ -73,12 +73,11 @@ void check_host_environment(bool threaded) {
 
 int node_local_rank(MPI_Comm comm) {
   MPI_Comm node;
-  redistribute::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-                          "MPI_Comm_split_type");
+  comm::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   int rank = 0;
   const int rc = MPI_Comm_rank(node, &rank);
   MPI_Comm_free(&node);
-  redistribute::check_mpi(rc, "MPI_Comm_rank");
+  comm::check_mpi(rc, "MPI_Comm_rank");
   return rank;
 }
 

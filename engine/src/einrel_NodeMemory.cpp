@@ -40,27 +40,27 @@ std::optional<DeviceMemory> available_cuda_memory() {
 }
 
 void check_node_memory(MPI_Comm comm, std::size_t estimate, bool device) {
-  const redistribute::Communicator world(comm);
+  const comm::Communicator world(comm);
   // The ranks that draw on one memory: those of a node, and of one device there.
   std::optional<DeviceMemory> gpu;
-  if (device) redistribute::collectively(world, [&] { gpu = available_cuda_memory(); });
+  if (device) comm::collectively(world, [&] { gpu = available_cuda_memory(); });
   if (device && !gpu) return;
   MPI_Comm shared = MPI_COMM_NULL;
-  redistribute::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &shared),
-                          "MPI_Comm_split_type");
+  comm::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &shared),
+                  "MPI_Comm_split_type");
   if (gpu) {  // the node's ranks on this rank's device
     MPI_Comm node = shared;
     const int split = MPI_Comm_split(node, gpu->device, world.rank(), &shared);
     MPI_Comm_free(&node);
-    redistribute::check_mpi(split, "MPI_Comm_split");
+    comm::check_mpi(split, "MPI_Comm_split");
   }
   unsigned long long mine = estimate, needed = 0;
   const int rc = MPI_Allreduce(&mine, &needed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, shared);
   int ranks = 0;
   MPI_Comm_size(shared, &ranks);
   MPI_Comm_free(&shared);
-  redistribute::check_mpi(rc, "MPI_Allreduce");
-  redistribute::collectively(world, [&] {
+  comm::check_mpi(rc, "MPI_Allreduce");
+  comm::collectively(world, [&] {
     const std::size_t available = gpu ? gpu->free_bytes : available_host_memory();
     const std::string where = gpu ? " sharing CUDA device " + std::to_string(gpu->device) : "";
     if (available > 0 && needed > available)

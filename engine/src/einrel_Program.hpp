@@ -90,7 +90,7 @@ class Program {
   const Graph& graph() const { return session_ ? session_->graph() : graph_; }
   const partition::Plan& plan() const { return session().plan(); }
   const engine::Schedule& schedule() const { return session().schedule(); }
-  const redistribute::Communicator& comm() const { return comm_; }
+  const comm::Communicator& comm() const { return comm_; }
   // The dry run of the schedule: what each rank moves and holds, and the memory estimate.
   const engine::Traffic& estimate() const { return session().estimate(); }
   // Whether the graph is planned: at construction, or, where sparse inputs take their shapes from their
@@ -116,7 +116,7 @@ class Program {
   // same Error on every rank when any rank fails: an input without pieces, pieces that do not cover a
   // tensor or overlap, boxes that differ from the first execution's, or any failure of the engine.
   const engine::EngineResult<memory_space>& execute(const ExecutionSpace& exec) {
-    redistribute::collectively(comm_, [&] { check_bindings(); });
+    comm::collectively(comm_, [&] { check_bindings(); });
     if (!session_) plan_with_piece_shapes();
     result_.reset();          // the last outputs' blocks go back to the pool for this execution
     session_->prepare(exec);  // the first time, with options.warm_memory: every block the executions take
@@ -138,7 +138,7 @@ class Program {
   // and the floats moved; outputs holding NaN or ±Inf), the same on every rank. Throws Error before the
   // first execution.
   engine::ExecutionReport last_report() const {
-    redistribute::collectively(comm_, [&] {
+    comm::collectively(comm_, [&] {
       if (!result_) throw Error("no execution to report: call execute first");
     });
     return session_->report(ExecutionSpace{}, *result_);
@@ -192,9 +192,9 @@ class Program {
 #endif
   }
 
-  static redistribute::Communicator checked(MPI_Comm comm) {
+  static comm::Communicator checked(MPI_Comm comm) {
     check_host_environment(runs_threads());
-    return redistribute::Communicator(comm);
+    return comm::Communicator(comm);
   }
 
   const engine::Session<ExecutionSpace>& session() const {
@@ -217,7 +217,7 @@ class Program {
       if (!vertex.sparse || vertex.shape) continue;
       const auto all = redistribute::gather_boxes(
           comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *bindings_[v]));
-      redistribute::collectively(comm_, [&] {
+      comm::collectively(comm_, [&] {
         try {
           const redistribute::BlockLayout cover = redistribute::cover_layout(vertex.bound, all, true);
           std::vector<bool> present;
@@ -289,10 +289,9 @@ class Program {
     const int mine[2] = {bindings_[v] ? 1 : 0, bindings_[v] ? 0 : 1};  // the minima say "all" and "none"
     int least[2];
     MPI_Request request;
-    redistribute::complete(MPI_Iallreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_.get(), &request), request,
-                           "MPI_Iallreduce");
+    comm::complete(MPI_Iallreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_.get(), &request), request, "MPI_Iallreduce");
     const bool all = least[0] == 1, none = least[1] == 1;
-    redistribute::collectively(comm_, [&] {
+    comm::collectively(comm_, [&] {
       if (!all && !none)
         throw Error("'" + graph().vertex(v).name + "' has pieces on some ranks only: call set_output on every rank " +
                     "(with an empty list where a rank holds none of it)");
@@ -305,7 +304,7 @@ class Program {
     const Vertex& vertex = graph().vertex(v);
     b.boxes = boxes_of(b.pieces);
     const auto all = redistribute::gather_boxes(comm_, b.boxes);
-    redistribute::collectively(comm_, [&] {
+    comm::collectively(comm_, [&] {
       try {
         b.cover = redistribute::cover_layout(vertex.bound, all, vertex.sparse);
       } catch (const Error& e) {
@@ -359,8 +358,7 @@ class Program {
           const auto source = cells(b, [&](const auto& piece, const auto& cell, const std::vector<Extent>& corner) {
             copy_box(exec, piece, corner, cell, std::vector<Extent>(corner.size(), 0), cell.bound());
           });
-          redistribute::collectively(comm_,
-                                     [&] { session_->exchange().execute(exec, *b.plan, source, b.target->local()); });
+          comm::collectively(comm_, [&] { session_->exchange().execute(exec, *b.plan, source, b.target->local()); });
           return *b.target;
         },
         *bindings_[v]);
@@ -376,15 +374,14 @@ class Program {
             later.emplace_back(piece, cell, corner);
           });
           const auto& value = std::get<Distributed<Scalar>>(*result_->values[v]);
-          redistribute::collectively(comm_,
-                                     [&] { session_->exchange().execute(exec, *b.plan, value.local(), target); });
+          comm::collectively(comm_, [&] { session_->exchange().execute(exec, *b.plan, value.local(), target); });
           for (const auto& [piece, cell, corner] : later)
             copy_box(exec, cell, std::vector<Extent>(corner.size(), 0), piece, corner, cell.bound());
         },
         *bindings_[v]);
   }
 
-  redistribute::Communicator comm_;
+  comm::Communicator comm_;
   Graph graph_;
   engine::Options options_;
   std::optional<engine::Session<ExecutionSpace>> session_;

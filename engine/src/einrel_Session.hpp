@@ -61,9 +61,9 @@ class Session {
   // schedule and its dry run; `carried` pairs for a step graph run again and again, partition::Carried),
   // makes this rank's steps, and checks that the ranks of each node fit in its memory (of each GPU there, for a
   // device memory space). Throws the same Error on every rank for a bad graph, planner, p or memory limit.
-  Session(const redistribute::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
+  Session(const comm::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
-    redistribute::collectively(comm_, [&] {
+    comm::collectively(comm_, [&] {
       fitted_.emplace(choose_plan(graph_, comm_.size(), options_, carried_));
       steps_ = rank_steps(graph_, fitted_->schedule, comm_.rank());
     });
@@ -72,7 +72,7 @@ class Session {
     cache_limit_.emplace(options_.memory_limit, estimated_peak_bytes());
   }
 
-  const redistribute::Communicator& comm() const { return comm_; }
+  const comm::Communicator& comm() const { return comm_; }
   const Graph& graph() const { return graph_; }
   const Options& options() const { return options_; }
   const partition::Carried& carried() const { return carried_; }
@@ -94,8 +94,7 @@ class Session {
   void prepare(const ExecutionSpace& exec) {
     if (prepared_ || !options_.warm_memory) return;
     const Options& options = options_;
-    redistribute::collectively(comm_,
-                               [&] { warm_memory(exec, exchange_, graph_, fitted_->schedule, steps_, options); });
+    comm::collectively(comm_, [&] { warm_memory(exec, exchange_, graph_, fitted_->schedule, steps_, options); });
     prepare_collectives(exec, exchange_, graph_, fitted_->schedule);
     prepared_ = true;
   }
@@ -113,14 +112,14 @@ class Session {
   // exchange's buffers.
   ExecutionReport report(const ExecutionSpace& exec, const EngineResult<memory_space>& result) const {
     std::vector<long long> nonfinite;
-    redistribute::collectively(comm_, [&] { nonfinite = nonfinite_counts(exec, graph_, result.values, comm_.rank()); });
+    comm::collectively(comm_, [&] { nonfinite = nonfinite_counts(exec, graph_, result.values, comm_.rank()); });
     const std::size_t allocated =
         BlockPool<memory_space>::instance().statistics().peak_bytes_held + exchange_.buffer_capacity_bytes();
     return gather_execution_report(comm_, graph_, result.vertices, result.traffic, allocated, nonfinite);
   }
 
  private:
-  redistribute::Communicator comm_;
+  comm::Communicator comm_;
   Graph graph_;
   Options options_;
   partition::Carried carried_;

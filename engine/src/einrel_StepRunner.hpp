@@ -151,7 +151,7 @@ class StepRunner {
     VertexMeasure& measure = result_.vertices[s.vertex];
     PhaseRegion region(vertex.name, "redistribute");
     std::vector<std::optional<redistribute::RedistributionPlan>> plans(s.operands.size());
-    redistribute::collectively(comm_, [&] {
+    comm::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
       for (const OperandSteps& op : s.operands) {
         if (op.source != OperandSource::exchange && op.source != OperandSource::read) continue;
@@ -264,7 +264,7 @@ class StepRunner {
       const std::size_t held = census_bytes(with<S>(operands));
       std::size_t taken = 0;
       auto bytes = [](const Block<S>& b) { return b.view().span() * sizeof(S); };
-      redistribute::collectively(comm_, [&] {
+      comm::collectively(comm_, [&] {
         inject(options_.failure, comm_.rank(), vertex.name, Phase::kernels);
         for (const KernelCall& call : s.kernels) {
           if (!call.reads.empty()) {
@@ -313,13 +313,13 @@ class StepRunner {
   void reduce(const VertexSteps& s, Partials<S>& partials) {
     const Vertex& vertex = graph_.vertex(s.vertex);
     if (s.deferred) {
-      redistribute::collectively(comm_, [&] { inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce); });
+      comm::collectively(comm_, [&] { inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce); });
       return;
     }
     PhaseRegion region(vertex.name, "reduce");
     const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
     std::vector<Block<S>> incoming;
-    redistribute::collectively(comm_, [&] {
+    comm::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce);
       for (const PartialMessage& m : s.receives)
         incoming.push_back(
@@ -346,7 +346,7 @@ class StepRunner {
 
   const ExecutionSpace& exec_;
   redistribute::Exchange<Memory>& exchange_;
-  const redistribute::Communicator& comm_;
+  const comm::Communicator& comm_;
   const Graph& graph_;
   const Schedule& schedule_;
   const Options& options_;
@@ -359,9 +359,9 @@ class StepRunner {
 // Throws Error (on every rank) unless the schedule is for comm's ranks and every input that is not streamed
 // holds blocks of its dtype in the schedule's layout.
 template <class MemorySpace>
-void check_engine_inputs(const redistribute::Communicator& comm, const Graph& graph, const Schedule& schedule,
+void check_engine_inputs(const comm::Communicator& comm, const Graph& graph, const Schedule& schedule,
                          const std::vector<std::optional<AnyDistributed<MemorySpace>>>& values) {
-  redistribute::collectively(comm, [&] {
+  comm::collectively(comm, [&] {
     if (schedule.ranks() != comm.size())
       throw Error("a schedule for " + std::to_string(schedule.ranks()) + " ranks cannot run on " +
                   std::to_string(comm.size()));

@@ -20,7 +20,7 @@ std::string scratch_file() {
 }
 
 void read_inputs(const std::string& path) {
-  einrel::io::InputFiles files{einrel::redistribute::Communicator(MPI_COMM_SELF)};
+  einrel::io::InputFiles files{einrel::comm::Communicator(MPI_COMM_SELF)};
   std::vector<double> a(30);
   const einrel::Bound a_bound{6, 5};
   files.read({path, "/A"}, einrel::Dtype::f64, a_bound,

@@ -23,7 +23,7 @@ namespace einrel::redistribute {
 // Sends and receives whole blocks of Scalar, staged through host copies when MPI cannot read MemorySpace.
 template <class Scalar, class MemorySpace>
 class BlockMessages {
-  static constexpr bool direct = mpi_reads_directly<MemorySpace>;
+  static constexpr bool direct = comm::mpi_reads_directly<MemorySpace>;
   using Block = Tensor<Scalar, MemorySpace>;
   using HostView = Kokkos::View<Scalar*, Kokkos::HostSpace>;
 
@@ -52,7 +52,7 @@ class BlockMessages {
   }
   // Waits for every message; received blocks are complete when this returns.
   void wait() {
-    wait_all(requests_, "MPI_Testall");
+    comm::wait_all(requests_, "MPI_Testall");
     if constexpr (!direct)
       for (std::size_t i = 0; i < receive_blocks_.size(); ++i)
         Kokkos::deep_copy(receive_blocks_[i].view(), receive_staging_[i]);
@@ -70,8 +70,9 @@ class BlockMessages {
     if (n > static_cast<std::size_t>(INT_MAX))
       throw Error("a block of " + std::to_string(n) + " elements exceeds one MPI message");
     requests_.push_back(MPI_REQUEST_NULL);
-    check_mpi(mpi_post(data, static_cast<int>(n), mpi_datatype<Scalar>(), peer, tag_, comm_, &requests_.back()),
-              "MPI_Isend/MPI_Irecv");
+    comm::check_mpi(
+        mpi_post(data, static_cast<int>(n), comm::mpi_datatype<Scalar>(), peer, tag_, comm_, &requests_.back()),
+        "MPI_Isend/MPI_Irecv");
   }
   static Extent count(const std::vector<Block>& blocks) {
     Extent n = 0;

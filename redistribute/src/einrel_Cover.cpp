@@ -57,7 +57,7 @@ BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>
   return BlockLayout(grid, Placement::sites(sites, num_ranks));
 }
 
-std::vector<std::vector<Box>> gather_boxes(const Communicator& comm, const std::vector<Box>& my_boxes) {
+std::vector<std::vector<Box>> gather_boxes(const comm::Communicator& comm, const std::vector<Box>& my_boxes) {
   // Each box as its lo then hi coordinates; every rank sends the rank of its boxes first so that
   // a mismatch is found after the gather, not as a truncated message.
   std::vector<long long> mine;
@@ -70,13 +70,13 @@ std::vector<std::vector<Box>> gather_boxes(const Communicator& comm, const std::
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(n), displs(n);
   MPI_Request request;
-  complete(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get(), &request), request,
-           "MPI_Iallgather");
+  comm::complete(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get(), &request), request,
+                 "MPI_Iallgather");
   for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + counts[r - 1];
   std::vector<long long> all(static_cast<std::size_t>(displs[n - 1] + counts[n - 1]));
-  complete(MPI_Iallgatherv(mine.data(), count, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG,
-                           comm.get(), &request),
-           request, "MPI_Iallgatherv");
+  comm::complete(MPI_Iallgatherv(mine.data(), count, MPI_LONG_LONG, all.data(), counts.data(), displs.data(),
+                                 MPI_LONG_LONG, comm.get(), &request),
+                 request, "MPI_Iallgatherv");
   std::vector<std::vector<Box>> boxes(n);
   for (int r = 0; r < n; ++r)
     for (int i = displs[r]; i < displs[r] + counts[r];) {

@@ -21,7 +21,7 @@ namespace einrel::redistribute {
 BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>& boxes_by_rank, bool holes = false);
 
 // Collective over comm: every rank's `my_boxes`, gathered (MPI_Allgatherv), in one list per rank.
-std::vector<std::vector<Box>> gather_boxes(const Communicator& comm, const std::vector<Box>& my_boxes);
+std::vector<std::vector<Box>> gather_boxes(const comm::Communicator& comm, const std::vector<Box>& my_boxes);
 
 // The cell blocks of `layout` (a cover_layout) inside `box`, by grid id: what one piece is cut into.
 std::vector<Extent> cells_in(const BlockLayout& layout, const Box& box);

@@ -23,7 +23,7 @@ class DistributedTensorRelation {
 
   // Throws Error unless the layout spans the communicator's ranks and `local` holds exactly this
   // rank's blocks, each of the shape its key implies.
-  DistributedTensorRelation(Communicator comm, BlockLayout layout, relation_type local)
+  DistributedTensorRelation(comm::Communicator comm, BlockLayout layout, relation_type local)
       : comm_(std::move(comm)), layout_(std::move(layout)), local_(std::move(local)) {
     if (layout_.num_ranks() != comm_.size())
       throw Error("a layout over " + std::to_string(layout_.num_ranks()) + " ranks does not fit a communicator of " +
@@ -46,7 +46,7 @@ class DistributedTensorRelation {
   }
 
   // This rank's blocks of `layout`, allocated and left uninitialized (each labelled label/block).
-  static DistributedTensorRelation allocate(const std::string& label, const Communicator& comm,
+  static DistributedTensorRelation allocate(const std::string& label, const comm::Communicator& comm,
                                             const BlockLayout& layout) {
     relation_type local(layout.grid().rank());
     for (Extent id : layout.blocks_of(comm.rank())) {
@@ -56,7 +56,7 @@ class DistributedTensorRelation {
     return DistributedTensorRelation(comm, layout, std::move(local));
   }
 
-  const Communicator& comm() const { return comm_; }
+  const comm::Communicator& comm() const { return comm_; }
   const BlockLayout& layout() const { return layout_; }
   const BlockGrid& grid() const { return layout_.grid(); }
   const Bound& bound() const { return layout_.grid().bound(); }
@@ -65,7 +65,7 @@ class DistributedTensorRelation {
   const block_type& block(const Key& key) const { return local_.at(key); }
 
  private:
-  Communicator comm_;
+  comm::Communicator comm_;
   BlockLayout layout_;
   relation_type local_;
 };

@@ -45,15 +45,15 @@ struct ExchangeStats {
 template <class MemorySpace>
 class Exchange {
   // Messages are sent straight from MemorySpace when MPI can read it.
-  static constexpr bool direct = mpi_reads_directly<MemorySpace>;
+  static constexpr bool direct = comm::mpi_reads_directly<MemorySpace>;
 
  public:
   // True when messages go through host copies of the buffers (doubling the buffer bytes).
   static constexpr bool stages_through_host = !direct;
 
-  explicit Exchange(Communicator comm) : comm_(std::move(comm)) {}
+  explicit Exchange(comm::Communicator comm) : comm_(std::move(comm)) {}
 
-  const Communicator& comm() const { return comm_; }
+  const comm::Communicator& comm() const { return comm_; }
   // Bytes held by the reused buffers in MemorySpace (what the engine's dry run estimates beside the blocks).
   std::size_t buffer_capacity_bytes() const { return send_.extent(0) + receive_.extent(0); }
   // Bytes held by their host copies when messages are staged (0 otherwise).
@@ -119,7 +119,7 @@ class Exchange {
     return {send, receive};
   }
 
-  Communicator comm_;
+  comm::Communicator comm_;
   std::optional<ProcessMesh> mesh_;
   bytes_view send_, receive_;
   host_bytes_view send_host_, receive_host_;
@@ -192,15 +192,15 @@ class InPlaceMessage {
     std::vector<MPI_Aint> addresses;
     for (const auto& [address, elements] : segments) {
       MPI_Aint at = 0;
-      check_mpi(MPI_Get_address(address, &at), "MPI_Get_address");
+      comm::check_mpi(MPI_Get_address(address, &at), "MPI_Get_address");
       lengths.push_back(static_cast<int>(elements));
       addresses.push_back(at);
     }
-    check_mpi(MPI_Type_create_hindexed(static_cast<int>(segments.size()), lengths.data(), addresses.data(), element,
-                                       &m.type_),
-              "MPI_Type_create_hindexed");
+    comm::check_mpi(MPI_Type_create_hindexed(static_cast<int>(segments.size()), lengths.data(), addresses.data(),
+                                             element, &m.type_),
+                    "MPI_Type_create_hindexed");
     m.derived_ = true;
-    check_mpi(MPI_Type_commit(&m.type_), "MPI_Type_commit");
+    comm::check_mpi(MPI_Type_commit(&m.type_), "MPI_Type_commit");
     m.address_ = MPI_BOTTOM;
     return m;
   }
@@ -267,7 +267,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
   [[maybe_unused]] auto bytes_of = [](Extent first, Extent count) {
     return std::pair<std::size_t, std::size_t>(first * sizeof(Scalar), (first + count) * sizeof(Scalar));
   };
-  const MPI_Datatype type = mpi_datatype<Scalar>();
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
 
   auto copy_local = [&] {
     for (const Piece& p : plan.local()) {
@@ -324,11 +324,11 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
       received_in_place.push_back(in_place(plan.receive_stream(msg.peer), msg, target, to, false));
       const auto& direct_to = received_in_place.back();
       const int count = static_cast<int>(msg.last - msg.first);
-      check_mpi(direct_to
-                    ? MPI_Irecv(direct_to->address(), direct_to->count(count), direct_to->type(), msg.peer, msg.tag,
+      comm::check_mpi(
+          direct_to ? MPI_Irecv(direct_to->address(), direct_to->count(count), direct_to->type(), msg.peer, msg.tag,
                                 comm, &receives[m])
                     : MPI_Irecv(receive_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &receives[m]),
-                "MPI_Irecv");
+          "MPI_Irecv");
     }
     for (const Message& msg : round.sends) {
       sent_in_place.push_back(in_place(plan.send_stream(msg.peer), msg, source, from, true));
@@ -353,16 +353,17 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
       const Message& msg = round.sends[m];
       const auto& direct_from = sent_in_place[m];
       const int count = static_cast<int>(msg.last - msg.first);
-      check_mpi(direct_from ? MPI_Isend(direct_from->address(), direct_from->count(count), direct_from->type(),
-                                        msg.peer, msg.tag, comm, &sends[m])
-                            : MPI_Isend(send_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &sends[m]),
-                "MPI_Isend");
+      comm::check_mpi(direct_from
+                          ? MPI_Isend(direct_from->address(), direct_from->count(count), direct_from->type(), msg.peer,
+                                      msg.tag, comm, &sends[m])
+                          : MPI_Isend(send_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &sends[m]),
+                      "MPI_Isend");
       ++stats.messages_sent;
       stats.elements_sent += msg.last - msg.first;
     }
     if (round_index == 0) copy_local();  // overlaps the messages in flight
     for (std::size_t done = 0; done < receives.size(); ++done) {
-      const int m = wait_any(receives, "MPI_Testany");
+      const int m = comm::wait_any(receives, "MPI_Testany");
       const Message& msg = round.receives[m];
       stats.elements_received += msg.last - msg.first;
       if (received_in_place[m]) continue;  // already in its blocks
@@ -381,7 +382,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
             extent, b, e);
       });
     }
-    wait_all(sends, "MPI_Testall");
+    comm::wait_all(sends, "MPI_Testall");
     compat::fence(exec, "einrel::exchange: unpacked");  // the next round reuses the buffers
   }
   compat::fence(exec, "einrel::exchange: done");

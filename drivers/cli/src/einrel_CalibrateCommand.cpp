@@ -21,7 +21,7 @@
 namespace einrel {
 namespace {
 
-using redistribute::Communicator;
+using comm::Communicator;
 using Exec = Kokkos::DefaultExecutionSpace;
 using Block = Tensor<double, Exec::memory_space>;
 
@@ -36,7 +36,7 @@ double slowest_median(const Communicator& comm, int reps, const std::function<vo
   }
   std::nth_element(times.begin(), times.begin() + reps / 2, times.end());
   double mine = times[static_cast<std::size_t>(reps / 2)], slowest = 0;
-  redistribute::check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm.get()), "MPI_Allreduce");
+  comm::check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm.get()), "MPI_Allreduce");
   return slowest;
 }
 
@@ -48,13 +48,11 @@ void round_trip(const Communicator& comm, std::vector<double>& buffer, int trips
   const int n = static_cast<int>(buffer.size());
   for (int t = 0; t < trips; ++t) {
     if (comm.rank() % 2 == 0) {
-      redistribute::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
-      redistribute::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE),
-                              "MPI_Recv");
+      comm::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
+      comm::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE), "MPI_Recv");
     } else {
-      redistribute::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE),
-                              "MPI_Recv");
-      redistribute::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
+      comm::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE), "MPI_Recv");
+      comm::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
     }
   }
 }
@@ -130,7 +128,7 @@ class ScratchFile {
  public:
   ScratchFile(const Communicator& comm, const std::string& dir) {
     long long pid = static_cast<long long>(getpid());
-    redistribute::check_mpi(MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, comm.get()), "MPI_Bcast");
+    comm::check_mpi(MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, comm.get()), "MPI_Bcast");
     path_ = (std::filesystem::path(dir) / ("einrel-calibrate-" + std::to_string(pid) + ".h5")).string();
     root_ = comm.rank() == 0;
   }
@@ -175,7 +173,7 @@ void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream
   j.member("num_ranks", comm.size());
   write_machine(j, machine);
   const std::string text = j.end_object().str();
-  redistribute::collectively(comm, [&] {
+  comm::collectively(comm, [&] {
     if (comm.rank() != 0) return;
     if (options.output) {
       io::AtomicFile file(*options.output);

@@ -28,9 +28,9 @@ std::optional<std::string> device_unusable() {
 
 bool device_usable_on_every_rank(MPI_Comm comm, std::ostream& err,
                                  const std::function<std::optional<std::string>()>& check) {
-  const redistribute::Communicator ranks(comm);
+  const comm::Communicator ranks(comm);
   try {
-    redistribute::collectively(ranks, [&] {
+    comm::collectively(ranks, [&] {
       if (const std::optional<std::string> why = check()) throw Error(*why);
     });
     return true;

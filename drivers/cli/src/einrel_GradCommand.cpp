@@ -8,9 +8,9 @@ namespace einrel {
 
 void grad_graph(MPI_Comm user_comm, const GradOptions& options, std::ostream& out) {
   const std::string text = print_graph(gradient_graph(read_graph_file(options.graph), options.loss, options.wrt));
-  const redistribute::Communicator comm(user_comm);
+  const comm::Communicator comm(user_comm);
   // Rank 0 writes; a failure there (an unwritable path) is every rank's.
-  redistribute::collectively(comm, [&] {
+  comm::collectively(comm, [&] {
     if (comm.rank() != 0) return;
     if (!options.output) {
       out << text;

@@ -23,8 +23,8 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
     rundata::Sources sources;
     for (const Vertex& v : graph.vertices())
       if (v.sparse && options.input) sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};
-    const redistribute::Communicator world(comm);
-    redistribute::collectively(world, [&] {
+    const comm::Communicator world(comm);
+    comm::collectively(world, [&] {
       for (const Vertex& v : graph.vertices())
         if (v.sparse && !options.input && !options.random_seed)
           throw Error("sparse input '" + v.name + "' needs a shape to plan by: give --input FILE (its mask or norms " +

@@ -106,8 +106,8 @@ void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out
   const ReshardPlan plan = plan_reshard(options);
   std::optional<ReshardRun> run;
   if (options.execute) {  // a failure on one rank (outside a collective) ends every rank with its message
-    const redistribute::Communicator ranks(comm);
-    redistribute::collectively(ranks, [&] { run = measure_reshard(ranks, plan, options.dtype, options.repetitions); });
+    const comm::Communicator ranks(comm);
+    comm::collectively(ranks, [&] { run = measure_reshard(ranks, plan, options.dtype, options.repetitions); });
   }
   int rank = 0;
   MPI_Comm_rank(comm, &rank);

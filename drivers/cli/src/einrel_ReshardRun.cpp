@@ -12,6 +12,8 @@ namespace einrel {
 namespace {
 
 using namespace redistribute;
+using comm::check_mpi;
+using comm::Communicator;
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
 

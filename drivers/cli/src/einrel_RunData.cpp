@@ -8,8 +8,8 @@
 
 namespace einrel::rundata {
 
-using redistribute::collectively;
-using redistribute::Communicator;
+using comm::collectively;
+using comm::Communicator;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
 
@@ -78,9 +78,9 @@ BlockShape zero_block_shape(const Communicator& comm, io::InputFiles& files, con
       mine[static_cast<std::size_t>(ids[i])] = std::any_of(data[i].begin(), data[i].end(), [](S x) { return x != 0; });
   });
   MPI_Request request;
-  redistribute::complete(MPI_Iallreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_UNSIGNED_CHAR,
-                                        MPI_MAX, comm.get(), &request),
-                         request, "MPI_Iallreduce");
+  comm::complete(MPI_Iallreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_UNSIGNED_CHAR, MPI_MAX,
+                                comm.get(), &request),
+                 request, "MPI_Iallreduce");
   return BlockShape(grid, std::vector<bool>(all.begin(), all.end()));
 }
 

@@ -39,7 +39,7 @@ Sources input_sources(const Graph& graph, const RunOptions& options);
 // from"): with `random_seed`, a random shape of --random-density over blocks of edge --sparse-tile; else the
 // mask or norms dataset next to its source, or with --drop-zero-blocks the blocks of that edge that are all
 // zero in it. Throws the same Error on every rank for a sparse input with none.
-void bind_input_shapes(const redistribute::Communicator& comm, Graph& graph, const Sources& sources,
+void bind_input_shapes(const comm::Communicator& comm, Graph& graph, const Sources& sources,
                        const std::optional<std::uint64_t>& random_seed, const SparseOptions& options);
 
 // The test-only EINREL_TEST_INJECT_FAILURE, parsed (docs/engine.md).
@@ -59,8 +59,7 @@ using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>
 // for --check.
 class InputLoader {
  public:
-  InputLoader(const redistribute::Communicator& comm, const Graph& graph, const Sources& sources,
-              const RunOptions& options);
+  InputLoader(const comm::Communicator& comm, const Graph& graph, const Sources& sources, const RunOptions& options);
 
   // Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty),
   // but for streamed inputs (engine::Schedule::streamed), whose sources are opened and checked only.
@@ -92,7 +91,7 @@ void inject_at_write(const engine::Options& options, int rank,
 // nothing), each block written by the first site that holds it. A block-sparse value's absent blocks read
 // as zeros. A vertex v with masked[v] (one entry per vertex, or none) gets its mask next to it ("NAME.mask",
 // docs/sparse.md: one entry per block of its layout's grid, 0 where absent), absent blocks or not.
-void write_values(const redistribute::Communicator& comm, const Graph& graph, const Values& values,
+void write_values(const comm::Communicator& comm, const Graph& graph, const Values& values,
                   const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
                   const std::vector<bool>& masked = {});
 

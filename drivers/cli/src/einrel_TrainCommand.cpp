@@ -13,9 +13,9 @@
 namespace einrel {
 namespace {
 
-using redistribute::collectively;
-using redistribute::Communicator;
-using redistribute::complete;
+using comm::collectively;
+using comm::Communicator;
+using comm::complete;
 using rundata::Exec;
 using rundata::Memory;
 using rundata::Values;

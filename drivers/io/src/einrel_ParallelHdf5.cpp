@@ -14,10 +14,10 @@
 namespace einrel::io {
 namespace {
 
+using comm::check_mpi;
+using comm::collectively;
+using comm::Communicator;
 using detail::Handle;
-using redistribute::check_mpi;
-using redistribute::collectively;
-using redistribute::Communicator;
 
 // File access through MPI-IO on comm (HDF5 duplicates the communicator).
 Handle mpio_file_access(const Communicator& comm) {
@@ -70,7 +70,7 @@ void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<c
                     const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer, const std::string& failure) {
   std::optional<std::string> failed;
   if (!transfer_local_boxes(dataset, boxes, transfer)) failed = failure;
-  redistribute::agree_on_failure(comm, failed);
+  comm::agree_on_failure(comm, failed);
 }
 
 // The boxes' host memory read from `dataset` as `dtype`, through `dxpl`.
@@ -193,7 +193,7 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
   // Rank 0 owns the temporary file's name and its fate; every rank writes into it.
   std::optional<AtomicFile> out;
   if (comm.rank() == 0) out.emplace(path);
-  const std::string temporary = redistribute::broadcast_string(comm, out ? out->temporary_path() : "", 0);
+  const std::string temporary = comm::broadcast_string(comm, out ? out->temporary_path() : "", 0);
   std::optional<RemoveOnSignal> on_signal;  // whichever rank a signal reaches first removes the file
   if (!out) on_signal.emplace(temporary);
   {
@@ -230,11 +230,11 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
       if (comm.rank() == 0 &&
           H5Dwrite(dataset->get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, dxpl.get(), m.values.data()) < 0)
         failed = failure;
-      redistribute::agree_on_failure(comm, failed);
+      comm::agree_on_failure(comm, failed);
     }
     std::optional<std::string> failed;
     if (!file->close()) failed = "writing output file '" + path + "' failed";
-    redistribute::agree_on_failure(comm, failed);
+    comm::agree_on_failure(comm, failed);
   }
   collectively(comm, [&] {
     if (out) out->commit();

@@ -45,7 +45,7 @@ struct ConstHostBox {
 class InputFiles {
  public:
   // Reads through comm (its ranks are the readers).
-  explicit InputFiles(redistribute::Communicator comm);
+  explicit InputFiles(comm::Communicator comm);
   ~InputFiles();
   InputFiles(const InputFiles&) = delete;
   InputFiles& operator=(const InputFiles&) = delete;
@@ -63,7 +63,7 @@ class InputFiles {
 
  private:
   struct OpenFiles;
-  redistribute::Communicator comm_;
+  comm::Communicator comm_;
   std::unique_ptr<OpenFiles> open_;
 };
 
@@ -88,9 +88,8 @@ struct DatasetMask {
   std::vector<Extent> dims;
   std::vector<unsigned char> values;
 };
-void write_boxes(const redistribute::Communicator& comm, const std::string& path,
-                 const std::vector<DatasetBoxes>& datasets, const std::vector<std::string>& zero_filled = {},
-                 const std::vector<DatasetMask>& masks = {});
+void write_boxes(const comm::Communicator& comm, const std::string& path, const std::vector<DatasetBoxes>& datasets,
+                 const std::vector<std::string>& zero_filled = {}, const std::vector<DatasetMask>& masks = {});
 
 }  // namespace einrel::io
 

@@ -12,7 +12,7 @@ namespace einrel::redistribute {
 
 // The communicator of one collective's group: its ranks and where each stands along the step's axes.
 struct MeshGroup {
-  Communicator comm;
+  comm::Communicator comm;
   std::vector<int> position_of;  // by rank in comm: the member's position along the axes
   std::vector<int> rank_at;      // by position: the member's rank in comm
 };
@@ -26,11 +26,11 @@ struct MeshGroup {
 class ProcessMesh {
  public:
   // Collective over `comm`; throws Error unless comm has mesh.size() ranks.
-  ProcessMesh(const Communicator& comm, DeviceMesh mesh);
+  ProcessMesh(const comm::Communicator& comm, DeviceMesh mesh);
 
   const DeviceMesh& mesh() const { return mesh_; }
   const DeviceMesh& primes() const { return primes_; }
-  const Communicator& comm() const { return cart_; }
+  const comm::Communicator& comm() const { return cart_; }
   // Whether the reductions (reducescatter, allreduce) call MPI's blocking collectives: when no node runs more
   // ranks × host threads than it has hardware threads (decided by all ranks together: blocking and
   // nonblocking collectives do not match). MPICH 4.0's MPI_Ireduce_scatter_block is far slower than the
@@ -44,7 +44,7 @@ class ProcessMesh {
 
  private:
   DeviceMesh mesh_, primes_;
-  Communicator cart_;
+  comm::Communicator cart_;
   bool blocking_reductions_ = false;
   std::map<std::vector<int>, MeshGroup> groups_;  // by (every rank's group id and position)
 };

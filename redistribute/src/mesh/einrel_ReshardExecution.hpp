@@ -79,10 +79,10 @@ inline std::vector<Extent> with(std::vector<Extent> v, std::size_t i, Extent val
 template <class Blocking, class Nonblocking>
 void reduction(const ProcessMesh& mesh, Blocking&& blocking, Nonblocking&& nonblocking, const std::string& call) {
   if (mesh.blocking_reductions()) {
-    check_mpi(blocking(), call);
+    comm::check_mpi(blocking(), call);
   } else {
     MPI_Request request;
-    complete(nonblocking(&request), request, call);
+    comm::complete(nonblocking(&request), request, call);
   }
 }
 
@@ -108,7 +108,7 @@ template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
                                       Tensor<Scalar, MemorySpace> tile, const StepHook& before_step) {
   using T = Tensor<Scalar, MemorySpace>;
-  const MPI_Datatype type = mpi_datatype<Scalar>();
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
   MeshState state(mesh.primes(), prime_factored(plan.from, plan.mesh));
   const int me = mesh.comm().rank();
   for (std::size_t index = 0; index < plan.steps.size(); ++index) {
@@ -122,7 +122,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
     bool agreed = false;
     auto ready = [&] {
       agreed = true;  // set first: a failure elsewhere throws from this very agreement
-      agree_on_failure(mesh.comm(), std::nullopt);
+      comm::agree_on_failure(mesh.comm(), std::nullopt);
     };
     try {
       if (before_step) before_step(index);
@@ -141,9 +141,10 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
                                     : T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
           ready();
           MPI_Request request;
-          complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
-                                  mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
-                   request, "MPI_Iallgather");
+          comm::complete(
+              MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
+                             mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
+              request, "MPI_Iallgather");
           for (int k = 0; k < parts && !direct; ++k)
             einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
                              with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
@@ -179,7 +180,7 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
           compat::fence(exec, "einrel::reshard: packed");
           ready();
           MPI_Request request;
-          complete(
+          comm::complete(
               MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
                             mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
               request, "MPI_Ialltoall");
@@ -241,27 +242,27 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
           ready();
           if (source[me] != me) {
             std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
-            check_mpi(MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0,
-                                mesh.comm().get(), &requests[0]),
-                      "MPI_Irecv");
+            comm::check_mpi(MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0,
+                                      mesh.comm().get(), &requests[0]),
+                            "MPI_Irecv");
             if (dest != me)
-              check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(),
-                                  &requests[1]),
-                        "MPI_Isend");
-            wait_all(requests, "MPI_Irecv/MPI_Isend");
+              comm::check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0,
+                                        mesh.comm().get(), &requests[1]),
+                              "MPI_Isend");
+            comm::wait_all(requests, "MPI_Irecv/MPI_Isend");
             tile = out;
           } else if (dest != me) {
             MPI_Request request;
-            complete(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, mesh.comm().get(),
-                               &request),
-                     request, "MPI_Isend");
+            comm::complete(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0,
+                                     mesh.comm().get(), &request),
+                           request, "MPI_Isend");
           }
           break;
         }
       }
     } catch (const std::exception& e) {
       if (agreed) throw;  // every rank passed ready(): an MPI error, already everyone's to handle
-      agree_on_failure(mesh.comm(), std::string(*e.what() ? e.what() : "unknown failure"));
+      comm::agree_on_failure(mesh.comm(), std::string(*e.what() ? e.what() : "unknown failure"));
     }
     advance(state, step);
   }
@@ -299,7 +300,7 @@ Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessM
   if (!(mesh.mesh() == plan.mesh)) throw Error("the plan was synthesized for the mesh " + plan.mesh.str());
   if (tile.bound() != local_shape(plan.from, plan.mesh))
     throw Error("the tile " + to_string(tile.bound()) + " is not the local shape of " + str(plan.from, plan.mesh));
-  if constexpr (mpi_reads_directly<MemorySpace>) {
+  if constexpr (comm::mpi_reads_directly<MemorySpace>) {
     return detail::run_steps(exec, mesh, plan, tile, before_step);
   } else {
     using Host = Tensor<Scalar, Kokkos::HostSpace>;
