@@ -10,8 +10,8 @@
 
 namespace {
 
-using einrel::CommandLine;
-using einrel::parse_command_line;
+using einrel::cli::CommandLine;
+using einrel::cli::parse_command_line;
 
 template <class Options>
 Options parsed(std::vector<std::string> args) {
@@ -30,31 +30,31 @@ std::string error_of(std::vector<std::string> args) {
 }
 
 TEST(CommandLine, RunTakesEveryOption) {
-  const auto o = parsed<einrel::RunOptions>({"run",
-                                             "g.ein",
-                                             "--input",
-                                             "in.h5",
-                                             "--output=out.h5",
-                                             "--report",
-                                             "r.json",
-                                             "--random",
-                                             "7",
-                                             "--procs",
-                                             "8",
-                                             "--planner",
-                                             "sqrt",
-                                             "--cost-model",
-                                             "paper",
-                                             "--check",
-                                             "--progress",
-                                             "--comm-buffer-limit",
-                                             "4096",
-                                             "--memory-limit=1000000",
-                                             "--transitions",
-                                             "collectives",
-                                             "--bind",
-                                             "A=a.h5:/g/A",
-                                             "--bind=B=b.h5"});
+  const auto o = parsed<einrel::cli::RunOptions>({"run",
+                                                  "g.ein",
+                                                  "--input",
+                                                  "in.h5",
+                                                  "--output=out.h5",
+                                                  "--report",
+                                                  "r.json",
+                                                  "--random",
+                                                  "7",
+                                                  "--procs",
+                                                  "8",
+                                                  "--planner",
+                                                  "sqrt",
+                                                  "--cost-model",
+                                                  "paper",
+                                                  "--check",
+                                                  "--progress",
+                                                  "--comm-buffer-limit",
+                                                  "4096",
+                                                  "--memory-limit=1000000",
+                                                  "--transitions",
+                                                  "collectives",
+                                                  "--bind",
+                                                  "A=a.h5:/g/A",
+                                                  "--bind=B=b.h5"});
   EXPECT_EQ(o.graph, "g.ein");
   EXPECT_EQ(o.input, "in.h5");
   EXPECT_EQ(o.output, "out.h5");
@@ -70,36 +70,38 @@ TEST(CommandLine, RunTakesEveryOption) {
   EXPECT_EQ(o.engine.transitions, einrel::engine::TransitionPolicy::collectives);
   EXPECT_EQ(o.bind, (std::vector<std::string>{"A=a.h5:/g/A", "B=b.h5"}));
   EXPECT_TRUE(o.engine.warm_memory);
-  EXPECT_FALSE(parsed<einrel::RunOptions>({"run", "g.ein", "--random", "1", "--no-warm-memory"}).engine.warm_memory);
+  EXPECT_FALSE(
+      parsed<einrel::cli::RunOptions>({"run", "g.ein", "--random", "1", "--no-warm-memory"}).engine.warm_memory);
 }
 
 TEST(CommandLine, OtherSubcommands) {
   const auto chain =
-      parsed<einrel::MatrixChainOptions>({"matrix-chain", "--scale", "100", "--skewed", "--dtype", "f32"});
+      parsed<einrel::cli::MatrixChainOptions>({"matrix-chain", "--scale", "100", "--skewed", "--dtype", "f32"});
   EXPECT_EQ(chain.scale, 100);
   EXPECT_TRUE(chain.skewed);
   EXPECT_EQ(chain.dtype, einrel::Dtype::f32);
   EXPECT_EQ(chain.run.random_seed, 1u);  // the default seed
-  const auto plan = parsed<einrel::PlanOptions>({"plan", "g.ein", "--ranks", "3", "--format", "json"});
+  const auto plan = parsed<einrel::cli::PlanOptions>({"plan", "g.ein", "--ranks", "3", "--format", "json"});
   EXPECT_EQ(plan.graph, "g.ein");
   EXPECT_EQ(plan.ranks, 3);
   EXPECT_EQ(plan.format, "json");
-  const auto reshard = parsed<einrel::ReshardOptions>(
+  const auto reshard = parsed<einrel::cli::ReshardOptions>(
       {"reshard", "--mesh", "x=2", "--from", "[1{x}2]", "--to", "[2]", "--execute", "--reps", "3"});
   EXPECT_EQ(reshard.mesh, "x=2");
   EXPECT_EQ(reshard.from, "[1{x}2]");
   EXPECT_EQ(reshard.to, "[2]");
   EXPECT_TRUE(reshard.execute);
   EXPECT_EQ(reshard.repetitions, 3);
-  const auto grad = parsed<einrel::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt=W1,b1", "--output", "d.ein"});
+  const auto grad =
+      parsed<einrel::cli::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt=W1,b1", "--output", "d.ein"});
   EXPECT_EQ(grad.graph, "g.ein");
   EXPECT_EQ(grad.loss, "L");
   EXPECT_EQ(grad.wrt, (std::vector<std::string>{"W1", "b1"}));
   EXPECT_EQ(grad.output, "d.ein");
-  EXPECT_FALSE(parsed<einrel::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt", "A"}).output);
-  const auto train = parsed<einrel::TrainOptions>({"train", "g.ein", "--loss", "L", "--params", "W1,W2", "--lr", "0.05",
-                                                   "--steps", "7", "--input", "in.h5", "--output", "out.h5",
-                                                   "--planner", "data", "--procs", "4"});
+  EXPECT_FALSE(parsed<einrel::cli::GradOptions>({"grad", "g.ein", "--loss", "L", "--wrt", "A"}).output);
+  const auto train = parsed<einrel::cli::TrainOptions>({"train", "g.ein", "--loss", "L", "--params", "W1,W2", "--lr",
+                                                        "0.05", "--steps", "7", "--input", "in.h5", "--output",
+                                                        "out.h5", "--planner", "data", "--procs", "4"});
   EXPECT_EQ(train.run.graph, "g.ein");
   EXPECT_EQ(train.params, (std::vector<std::string>{"W1", "W2"}));
   EXPECT_EQ(train.lr, 0.05);
@@ -108,9 +110,9 @@ TEST(CommandLine, OtherSubcommands) {
   EXPECT_EQ(train.run.output, "out.h5");
   EXPECT_EQ(train.run.engine.planner, "data");
   EXPECT_EQ(train.run.engine.procs, 4);
-  const auto limited = parsed<einrel::TrainOptions>({"train", "g.ein", "--loss", "L", "--params", "W", "--lr", "1",
-                                                     "--steps", "1", "--input", "i.h5", "--output", "o.h5",
-                                                     "--memory-limit", "5000", "--no-warm-memory"});
+  const auto limited = parsed<einrel::cli::TrainOptions>({"train", "g.ein", "--loss", "L", "--params", "W", "--lr", "1",
+                                                          "--steps", "1", "--input", "i.h5", "--output", "o.h5",
+                                                          "--memory-limit", "5000", "--no-warm-memory"});
   EXPECT_EQ(limited.run.engine.memory_limit, 5000u);
   EXPECT_FALSE(limited.run.engine.warm_memory);
 }
@@ -155,7 +157,7 @@ TEST(CommandLine, HelpListsEveryPlanner) {
   char program[] = "einrel", help[] = "--help";
   char* argv[] = {program, help, nullptr};
   std::ostringstream out;
-  ASSERT_TRUE(einrel::cli_info(MPI_COMM_WORLD, 2, argv, out));
+  ASSERT_TRUE(einrel::cli::cli_info(MPI_COMM_WORLD, 2, argv, out));
   std::string planners;
   for (const std::string& name : einrel::partition::planner_names()) planners += (planners.empty() ? "" : ", ") + name;
   EXPECT_EQ(planners.rfind("eindecomp, sqrt", 0), 0u) << planners;

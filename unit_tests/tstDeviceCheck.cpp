@@ -14,6 +14,7 @@
 namespace {
 
 using namespace einrel;
+using namespace einrel::cli;
 
 int rank_of(MPI_Comm comm) {
   int rank = 0;

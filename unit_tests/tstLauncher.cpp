@@ -12,7 +12,7 @@
 
 namespace {
 
-using einrel::detect_foreign_launcher;
+using einrel::cli::detect_foreign_launcher;
 
 // Clears every launcher variable for the test and puts the real environment back afterwards (the
 // program itself may run under a launcher).

@@ -8,6 +8,7 @@
 namespace {
 
 using namespace einrel;
+using namespace einrel::cli;
 
 Graph two_vertices() {
   return parse_graph(R"(input A f64[8,8]

@@ -18,6 +18,7 @@
 namespace {
 
 using namespace einrel;
+using namespace einrel::cli;
 
 int rank() {
   int r = 0;

@@ -6,7 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    (void)einrel::parse_command_line(einrel::fuzz::lines(einrel::fuzz::as_text(data, size)));
+    (void)einrel::cli::parse_command_line(einrel::fuzz::lines(einrel::fuzz::as_text(data, size)));
   } catch (const einrel::Error&) {
   }
   return 0;

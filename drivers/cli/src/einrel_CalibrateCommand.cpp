@@ -18,7 +18,7 @@
 #include <sstream>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 namespace {
 
 using comm::Communicator;
@@ -201,4 +201,4 @@ void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream
   out << s.str();
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Options of `einrel calibrate` (docs/cli.md).
 struct CalibrateOptions {
@@ -22,6 +22,6 @@ struct CalibrateOptions {
 // written next to the output. Writes them as a machine file (--machine) and prints a summary on rank 0.
 void calibrate(MPI_Comm comm, const CalibrateOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 namespace {
 
 constexpr const char* usage = R"(usage: einrel <command> [options]
@@ -148,4 +148,4 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
   }
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

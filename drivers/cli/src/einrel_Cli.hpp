@@ -5,7 +5,7 @@
 
 #include <ostream>
 
-namespace einrel {
+namespace einrel::cli {
 
 // The `einrel` program after MPI and Kokkos are initialized: parses the subcommand and its options,
 // runs it, and turns any Error into one "einrel: error: ..." line on rank 0. Returns the exit status.
@@ -16,6 +16,6 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
 // answers these before Kokkos::initialize, which would print its own option list for --help.
 bool cli_info(MPI_Comm comm, int argc, char* argv[], std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-namespace einrel {
+namespace einrel::cli {
 namespace {
 
 // Options of one subcommand: "--name value" or "--name=value", and positional arguments.
@@ -347,4 +347,4 @@ CommandLine parse_command_line(std::vector<std::string> args) {
               "' (available: run, plan, matrix-chain, reshard, grad, train, calibrate; see einrel --help)");
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 
 using CommandLine = std::variant<RunOptions, MatrixChainOptions, PlanOptions, ReshardOptions, GradOptions, TrainOptions,
                                  CalibrateOptions>;
@@ -26,6 +26,6 @@ using CommandLine = std::variant<RunOptions, MatrixChainOptions, PlanOptions, Re
 // option, a missing or malformed value); checks that need files or ranks are the commands' own.
 CommandLine parse_command_line(std::vector<std::string> args);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -10,7 +10,7 @@
 
 #include <type_traits>
 
-namespace einrel {
+namespace einrel::cli {
 
 std::optional<std::string> device_unusable() {
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -40,4 +40,4 @@ bool device_usable_on_every_rank(MPI_Comm comm, std::ostream& err,
   }
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

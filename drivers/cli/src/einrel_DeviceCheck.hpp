@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Why this process cannot start Kokkos' default execution space, or nothing. Asked before
 // Kokkos::initialize, which aborts the process (status 134, a message naming a Kokkos source file) when a
@@ -21,6 +21,6 @@ std::optional<std::string> device_unusable();
 bool device_usable_on_every_rank(MPI_Comm comm, std::ostream& err,
                                  const std::function<std::optional<std::string>()>& check = device_unusable);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -4,7 +4,7 @@
 #include <einrel_Gradient.hpp>
 #include <einrel_GraphFile.hpp>
 
-namespace einrel {
+namespace einrel::cli {
 
 void grad_graph(MPI_Comm user_comm, const GradOptions& options, std::ostream& out) {
   const std::string text = print_graph(gradient_graph(read_graph_file(options.graph), options.loss, options.wrt));
@@ -22,4 +22,4 @@ void grad_graph(MPI_Comm user_comm, const GradOptions& options, std::ostream& ou
   });
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

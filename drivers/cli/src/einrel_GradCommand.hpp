@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Options of `einrel grad` (docs/cli.md).
 struct GradOptions {
@@ -23,6 +23,6 @@ struct GradOptions {
 // fails alike); throws Error naming the problem.
 void grad_graph(MPI_Comm comm, const GradOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-namespace einrel {
+namespace einrel::cli {
 namespace {
 
 // The MPI einrel is compiled against, from its mpi.h.
@@ -67,4 +67,4 @@ std::optional<ForeignLauncher> detect_foreign_launcher() {
   return detect_foreign_launcher(world_size);
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

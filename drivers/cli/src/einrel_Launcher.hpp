@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Started by the launcher of another MPI (Open MPI's `mpiexec` for an MPICH build, or the reverse), every
 // process is an independent singleton: MPI_COMM_WORLD has one rank while the launcher's environment says
@@ -28,6 +28,6 @@ std::optional<ForeignLauncher> detect_foreign_launcher(int world_size);
 // collective).
 std::optional<ForeignLauncher> detect_foreign_launcher();
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <ostream>
 
-namespace einrel {
+namespace einrel::cli {
 
 double graph_flops(const Graph& graph) {
   double flops = 0;
@@ -36,4 +36,4 @@ void run_matrix_chain(MPI_Comm comm, const MatrixChainOptions& options, std::ost
       << (report.predicted_cost ? *report.predicted_cost : 0.0) << ")\n";
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

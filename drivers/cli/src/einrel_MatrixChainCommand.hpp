@@ -9,7 +9,7 @@
 
 #include <ostream>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Options of `einrel matrix-chain` (docs/cli.md): the chain (A×B) + (C×(D×E)) at scale S, square or
 // skewed (eindecomp.txt §9, experiment 1), run like `einrel run --random SEED` on it.
@@ -29,6 +29,6 @@ double graph_flops(const Graph& graph);
 // blocks), prints the run summary and then "matrix-chain: ... GFLOP/s ..." on rank 0.
 void run_matrix_chain(MPI_Comm comm, const MatrixChainOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <sstream>
 
-namespace einrel {
+namespace einrel::cli {
 
 void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   if (options.format != "text" && options.format != "json" && options.format != "dot")
@@ -20,7 +20,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   MPI_Comm_size(comm, &size);
   Graph graph = read_graph_file(options.graph);
   if (std::any_of(graph.vertices().begin(), graph.vertices().end(), [](const Vertex& v) { return v.sparse; })) {
-    rundata::Sources sources;
+    Sources sources;
     for (const Vertex& v : graph.vertices())
       if (v.sparse && options.input) sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};
     const comm::Communicator world(comm);
@@ -30,7 +30,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
           throw Error("sparse input '" + v.name + "' needs a shape to plan by: give --input FILE (its mask or norms " +
                       "dataset) or --random SEED --random-density D (docs/sparse.md)");
     });
-    rundata::bind_input_shapes(world, graph, sources, options.random_seed, options.sparse);
+    bind_input_shapes(world, graph, sources, options.random_seed, options.sparse);
   }
   // The plan is costed by its dry run on R ranks: --ranks, else p when --procs gives it, else this launch's.
   int ranks = size;
@@ -68,4 +68,4 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   }
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

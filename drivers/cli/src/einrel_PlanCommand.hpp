@@ -13,7 +13,7 @@
 #include <ostream>
 #include <string>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Without --ranks, a plan is costed on R = p ranks up to this many (else on the launch's ranks).
 constexpr Extent max_planned_ranks = Extent{1} << 16;
@@ -38,6 +38,6 @@ struct PlanOptions {
 // a bad graph file.
 void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

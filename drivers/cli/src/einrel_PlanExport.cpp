@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-namespace einrel {
+namespace einrel::cli {
 
 using engine::FittedPlan;
 using partition::PartitionVector;
@@ -138,4 +138,4 @@ std::string plan_dot(const Graph& graph, const FittedPlan& fitted) {
   return g.str();
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

@@ -7,7 +7,7 @@
 #include <string>
 
 // How `einrel plan` prints a plan (docs/cli.md).
-namespace einrel {
+namespace einrel::cli {
 
 // A table: per EinSum vertex its equation, shape, partition vector and costs, then the total.
 std::string plan_text(const Graph& graph, const engine::FittedPlan& fitted);
@@ -25,6 +25,6 @@ std::string plan_json(const Graph& graph, const engine::FittedPlan& fitted);
 // are dashed: inputs are placed as read). `dot -Tpng` draws it.
 std::string plan_dot(const Graph& graph, const engine::FittedPlan& fitted);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-namespace einrel {
+namespace einrel::cli {
 
 using redistribute::ReshardPlan;
 using redistribute::ReshardStep;
@@ -124,4 +124,4 @@ void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out
   }
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Options of `einrel reshard` (docs/cli.md): the texts as given on the command line.
 struct ReshardOptions {
@@ -42,6 +42,6 @@ std::string reshard_json(const redistribute::ReshardPlan& plan, Dtype dtype, con
 // printing, when an element of the target differs from what it must be.
 void run_reshard(MPI_Comm comm, const ReshardOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

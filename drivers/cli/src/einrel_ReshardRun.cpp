@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace einrel {
+namespace einrel::cli {
 
 namespace {
 
@@ -132,4 +132,4 @@ ReshardRun measure_reshard(const Communicator& comm, const ReshardPlan& plan, Dt
   return dispatch_dtype(dtype, [&](auto scalar) { return run<decltype(scalar)>(comm, plan, repetitions); });
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

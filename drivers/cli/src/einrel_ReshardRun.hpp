@@ -7,7 +7,7 @@
 
 #include <optional>
 
-namespace einrel {
+namespace einrel::cli {
 
 // What `einrel reshard --execute` measured: elements that differ from the expected target, over all ranks,
 // for each of the three methods run on the same data, and their median seconds (slowest rank; the three
@@ -28,6 +28,6 @@ struct ReshardRun {
 ReshardRun measure_reshard(const comm::Communicator& comm, const redistribute::ReshardPlan& plan, Dtype dtype,
                            int repetitions);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

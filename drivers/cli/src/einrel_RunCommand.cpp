@@ -23,19 +23,12 @@
 #include <map>
 #include <memory>
 
-namespace einrel {
+namespace einrel::cli {
 namespace {
 
 using comm::collectively;
 using comm::Communicator;
 using comm::complete;
-using rundata::Exec;
-using rundata::host_view;
-using rundata::HostBlock;
-using rundata::Memory;
-using rundata::Session;
-using rundata::Sources;
-using rundata::Values;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
 
@@ -87,7 +80,7 @@ double check_tolerance(const Graph& graph) {
 
 // Collective: --check. Rank 0 evaluates the graph unpartitioned on whole inputs (read or generated
 // again) and compares every output, gathered to it, with the engine's. Returns the largest difference.
-double check_against_single_rank(const Session& session, rundata::InputLoader& loader, const Values& results) {
+double check_against_single_rank(const Session& session, InputLoader& loader, const Values& results) {
   const Communicator& comm = session.comm();
   const Graph& graph = session.graph();
   const bool root = comm.rank() == 0;
@@ -204,11 +197,11 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   const Communicator comm(user_comm);
   const bool root = comm.rank() == 0;
   engine::Options engine = options.engine;
-  engine.failure = rundata::failure_injection();
+  engine.failure = failure_injection();
   if (options.progress && root) engine.on_vertex_done = progress_printer(graph);
   Sources sources;
-  collectively(comm, [&] { sources = rundata::input_sources(graph, options); });
-  rundata::bind_input_shapes(comm, graph, sources, options.random_seed, options.sparse);
+  collectively(comm, [&] { sources = input_sources(graph, options); });
+  bind_input_shapes(comm, graph, sources, options.random_seed, options.sparse);
   Session session(comm, std::move(graph), engine);
   BlockPool<Memory>::instance().reset_statistics();
 
@@ -220,7 +213,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
     Teuchos::TimeMonitor timing(warm_timer);
     session.prepare(Exec{});
   }
-  rundata::InputLoader loader(comm, session.graph(), sources, options);
+  InputLoader loader(comm, session.graph(), sources, options);
   Values inputs;
   {
     Teuchos::TimeMonitor timing(read_timer);
@@ -262,15 +255,14 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
       report_file.emplace(*options.report);
       report_file->write_text(report_json(report));
     }
-    rundata::inject_at_write(session.options(), comm.rank(), rundata::outputs_by_name(session.graph()));
+    inject_at_write(session.options(), comm.rank(), outputs_by_name(session.graph()));
   });
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);
     std::vector<bool> masked(session.graph().size(), false);  // --sparse-output: every sparse value's mask
     for (VertexId v = 0; v < masked.size(); ++v)
       masked[v] = options.sparse_output && session.schedule().shape(v).has_value();
-    rundata::write_values(comm, session.graph(), result->values, rundata::outputs_by_name(session.graph()),
-                          *options.output, masked);
+    write_values(comm, session.graph(), result->values, outputs_by_name(session.graph()), *options.output, masked);
   }
   collectively(comm, [&] {
     if (report_file) report_file->commit();
@@ -284,4 +276,4 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   return report;
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Where `einrel run` and `einrel plan` find the shapes of a graph's sparse inputs when no mask or norms
 // dataset gives them (docs/sparse.md): random shapes of block density `random_density` (with --random), or
@@ -53,6 +53,6 @@ void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out);
 // total_seconds, input_seconds and check figures are the same as rank 0's.
 RunReport run_built_graph(MPI_Comm comm, Graph graph, const RunOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

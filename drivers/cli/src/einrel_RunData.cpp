@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-namespace einrel::rundata {
+namespace einrel::cli {
 
 using comm::collectively;
 using comm::Communicator;
@@ -263,4 +263,4 @@ void write_values(const Communicator& comm, const Graph& graph, const Values& va
   io::write_boxes(comm, path, boxes, zero_filled, mask_datasets);
 }
 
-}  // namespace einrel::rundata
+}  // namespace einrel::cli

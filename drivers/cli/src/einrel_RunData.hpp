@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace einrel::rundata {
+namespace einrel::cli {
 
 using Exec = Kokkos::DefaultExecutionSpace;
 using Memory = Exec::memory_space;
@@ -95,6 +95,6 @@ void write_values(const comm::Communicator& comm, const Graph& graph, const Valu
                   const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
                   const std::vector<bool>& masked = {});
 
-}  // namespace einrel::rundata
+}  // namespace einrel::cli
 
 #endif

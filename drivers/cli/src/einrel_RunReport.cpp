@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-namespace einrel {
+namespace einrel::cli {
 
 Extent RunReport::floats_moved() const {
   Extent n = 0;
@@ -127,4 +127,4 @@ void print_summary(const RunReport& r, std::ostream& out) {
   out.unsetf(std::ios::floatfield);
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

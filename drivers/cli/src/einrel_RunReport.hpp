@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 
 // How one operand of a vertex reached its join tuples: "point_to_point" (the exchange; also when nothing
 // moves), "collectives" (with the synthesized steps, engine::Transition), "shared" (the blocks of an
@@ -89,6 +89,6 @@ void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostrea
 // The human-readable summary `einrel run` prints.
 void print_summary(const RunReport& report, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -10,15 +10,12 @@
 #include <iomanip>
 #include <sstream>
 
-namespace einrel {
+namespace einrel::cli {
 namespace {
 
 using comm::collectively;
 using comm::Communicator;
 using comm::complete;
-using rundata::Exec;
-using rundata::Memory;
-using rundata::Values;
 
 // Collective: the value of a 0-d vertex on every rank (its one block lives on one rank).
 double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memory>& value) {
@@ -27,7 +24,7 @@ double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memor
       [&](const auto& d) {
         for (const auto& [key, block] : d.local())
           if (d.layout().placement().site(d.grid().id(key), 0) == comm.rank()) {
-            const auto host = rundata::host_view(block);
+            const auto host = host_view(block);
             Kokkos::deep_copy(host, block.view());
             mine = static_cast<double>(host(0));
           }
@@ -60,22 +57,22 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   if (!options.run.input) throw Error("train needs --input IN.h5 with the parameters' initial values and the data");
   if (!options.run.output) throw Error("train needs --output OUT.h5 for the parameters after the last step");
   SgdStep step;
-  rundata::Sources sources;
+  Sources sources;
   collectively(comm, [&] {
     step = sgd_step_graph(read_graph_file(options.run.graph), options.loss, options.params, options.lr);
-    sources = rundata::input_sources(step.graph, options.run);
+    sources = input_sources(step.graph, options.run);
   });
   engine::Options engine = options.run.engine;
-  engine.failure = rundata::failure_injection();
+  engine.failure = failure_injection();
   engine.input_reads = engine::InputReads::move;  // the data stays in memory across the steps
-  rundata::Session session(comm, step.graph, engine, step.carried);
+  Session session(comm, step.graph, engine, step.carried);
   const partition::Plan& plan = session.plan();
   // A plan costed by its dry run counts the carried values already: each W lives where W' was made.
   const double carried = session.fitted().costed_by_dry_run
                              ? 0.0
                              : partition::carried_cost(session.graph(), plan.partitions, step.carried, plan.cost_model);
   session.prepare(Exec{});
-  Values values = rundata::InputLoader(comm, session.graph(), sources, options.run).load(session);
+  Values values = InputLoader(comm, session.graph(), sources, options.run).load(session);
 
   std::vector<double> losses, seconds;
   std::vector<Extent> floats;
@@ -105,9 +102,9 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
       report_file.emplace(*options.run.report);
       report_file->write_text(report_json(options, session.fitted(), comm.size(), carried, losses, seconds, floats));
     }
-    rundata::inject_at_write(session.options(), comm.rank(), params);
+    inject_at_write(session.options(), comm.rank(), params);
   });
-  rundata::write_values(comm, session.graph(), values, params, *options.run.output);
+  write_values(comm, session.graph(), values, params, *options.run.output);
   collectively(comm, [&] {
     if (report_file) report_file->commit();
   });
@@ -122,4 +119,4 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   if (options.run.report) out << "wrote report to " << *options.run.report << "\n";
 }
 
-}  // namespace einrel
+}  // namespace einrel::cli

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel {
+namespace einrel::cli {
 
 // Options of `einrel train` (docs/cli.md): the graph, --input, --output, --report and the planning options
 // in `run` (--input holds the parameters' initial values and the data); then the training's own.
@@ -28,6 +28,6 @@ struct TrainOptions {
 // seconds per step) to --report, and a summary on rank 0. Every failure is every rank's, with no file left.
 void train_graph(MPI_Comm comm, const TrainOptions& options, std::ostream& out);
 
-}  // namespace einrel
+}  // namespace einrel::cli
 
 #endif

@@ -17,7 +17,7 @@ int main(int argc, char* argv[]) {
   int provided = 0;  // einrel calls MPI from this thread while Kokkos threads compute
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   // Started by another MPI's launcher, every process is a singleton: refuse before doing anything else.
-  if (auto foreign = einrel::detect_foreign_launcher()) {
+  if (auto foreign = einrel::cli::detect_foreign_launcher()) {
     if (foreign->report) std::cerr << "einrel: error: " << foreign->message << std::endl;
     MPI_Finalize();
     // Launchers end the whole job at the first non-zero exit: the silent processes leave the reporting one
@@ -26,7 +26,7 @@ int main(int argc, char* argv[]) {
     return 1;
   }
   // Help and version without Kokkos, which would print its own option list and warnings first.
-  if (einrel::cli_info(MPI_COMM_WORLD, argc, argv, std::cout)) {
+  if (einrel::cli::cli_info(MPI_COMM_WORLD, argc, argv, std::cout)) {
     MPI_Finalize();
     return 0;
   }
@@ -41,14 +41,14 @@ int main(int argc, char* argv[]) {
   // SIGINT, SIGTERM, SIGHUP (Ctrl-C, mpiexec forwarding a signal): no half-written output file stays behind.
   einrel::io::install_signal_cleanup();
   // A CUDA build without a visible GPU: one error line instead of Kokkos' abort (status 134) on every rank.
-  if (!einrel::device_usable_on_every_rank(MPI_COMM_WORLD, std::cerr)) {
+  if (!einrel::cli::device_usable_on_every_rank(MPI_COMM_WORLD, std::cerr)) {
     MPI_Finalize();
     return 1;
   }
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(nargs, args.data());
-    status = einrel::cli_main(MPI_COMM_WORLD, nargs, args.data(), std::cout, std::cerr);
+    status = einrel::cli::cli_main(MPI_COMM_WORLD, nargs, args.data(), std::cout, std::cerr);
   }
   MPI_Finalize();
   return status;
