@@ -28,6 +28,7 @@ namespace {
 
 using namespace einrel;
 using namespace einrel::redistribute;
+using namespace einrel::redistribute::mesh;
 using comm::Communicator;
 using Space = Kokkos::DefaultExecutionSpace::memory_space;
 

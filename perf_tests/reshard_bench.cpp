@@ -27,6 +27,7 @@ namespace {
 
 using namespace einrel;
 using namespace einrel::redistribute;
+using namespace einrel::redistribute::mesh;
 using comm::Communicator;
 using Memory = Kokkos::DefaultExecutionSpace::memory_space;
 using Exec = Kokkos::DefaultExecutionSpace;

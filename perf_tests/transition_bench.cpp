@@ -122,7 +122,7 @@ struct Prepared {
 std::string collectives_of(const engine::Schedule& s) {
   std::string text;
   s.for_each_collective_transition([&](VertexId, std::size_t, const engine::Transition& t) {
-    text += (text.empty() ? "" : "; ") + redistribute::steps_text(*t.plan);
+    text += (text.empty() ? "" : "; ") + redistribute::mesh::steps_text(*t.plan);
   });
   return text.empty() ? "-" : text;
 }

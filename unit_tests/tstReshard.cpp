@@ -17,6 +17,7 @@ namespace {
 
 using namespace einrel;
 using namespace einrel::redistribute;
+using namespace einrel::redistribute::mesh;
 
 std::string error_of(const std::function<void()>& f) {
   try {

@@ -1,5 +1,5 @@
 // Synthesized redistributions, and the naive allgather-then-slice ones, run over MPI
-// (redistribute::execute_reshard): on every mesh that the ranks
+// (redistribute::mesh::execute_reshard): on every mesh that the ranks
 // factor into (1-3 axes), random pairs of distributed types, some with a pending sum or max over some axes;
 // each rank fills its source tile with a function of the global index and checks every element of its
 // target tile. Every rank draws the same cases from one seed.
@@ -17,6 +17,7 @@ namespace {
 
 using namespace einrel;
 using namespace einrel::redistribute;
+using namespace einrel::redistribute::mesh;
 using comm::Communicator;
 
 double value_at(Extent flat) { return static_cast<double>(flat % 1021) - 300.0; }

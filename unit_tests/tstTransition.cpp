@@ -47,14 +47,15 @@ TEST(Transition, DeferredReductionIsAReduceScatterIntoTheReadersTiles) {
     const engine::Transition& t = s.transition(D, 0);
     ASSERT_EQ(t.path, TransitionPath::collectives);
     ASSERT_FALSE(t.plan->steps.empty());
-    EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::reducescatter) << redistribute::steps_text(*t.plan);
+    EXPECT_EQ(t.plan->steps[0].op, redistribute::mesh::Collective::reducescatter)
+        << redistribute::mesh::steps_text(*t.plan);
     // the partials' reduction moves nothing at C; D's transition what its collectives exchange, in all less
     // than reducing 3 partials of 64×64 on the owner and cutting the result 2×2 (the paper's cost prefers a
     // reduce-scatter over both axes and an alltoall to two reduce-scatters: 5120 against 6144)
     const engine::Traffic dry = engine::dry_run(g, s), dry_p2p = engine::dry_run(g, p2p);
     EXPECT_EQ(dry.floats_moved[C], 0);
-    EXPECT_EQ(dry.floats_moved[D], total(t.volumes.sent)) << redistribute::steps_text(*t.plan);
-    EXPECT_EQ(redistribute::steps_text(*t.plan), "reducescatter{r.0,r.1}(0) alltoall{r.0}(0->1)");
+    EXPECT_EQ(dry.floats_moved[D], total(t.volumes.sent)) << redistribute::mesh::steps_text(*t.plan);
+    EXPECT_EQ(redistribute::mesh::steps_text(*t.plan), "reducescatter{r.0,r.1}(0) alltoall{r.0}(0->1)");
     EXPECT_LT(total(dry.floats_moved), total(dry_p2p.floats_moved));
   }
 }
@@ -94,7 +95,8 @@ TEST(Transition, PartialResultsCombineBeforeOneReduction) {
       EXPECT_EQ(s.vertex(Y).tuples_of(2), std::vector<Extent>{0});  // the one block, on every rank
       const engine::Transition& t = s.transition(W, 0);
       ASSERT_EQ(t.path, TransitionPath::collectives);
-      EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::reducescatter) << redistribute::steps_text(*t.plan);
+      EXPECT_EQ(t.plan->steps[0].op, redistribute::mesh::Collective::reducescatter)
+          << redistribute::mesh::steps_text(*t.plan);
       const engine::Traffic dry = engine::dry_run(g, s);
       EXPECT_EQ(dry.floats_moved[P] + dry.floats_moved[Q] + dry.floats_moved[Y], 0);
       EXPECT_EQ(dry.floats_moved[W], total(t.volumes.sent));
@@ -129,8 +131,8 @@ output C
   const Schedule automatic(g, plan, 4);
   const engine::Transition& t = automatic.transition(C, 1);
   ASSERT_EQ(t.path, TransitionPath::collectives);
-  ASSERT_EQ(t.plan->steps.size(), 1u) << redistribute::steps_text(*t.plan);
-  EXPECT_EQ(t.plan->steps[0].op, redistribute::Collective::allgather);
+  ASSERT_EQ(t.plan->steps.size(), 1u) << redistribute::mesh::steps_text(*t.plan);
+  EXPECT_EQ(t.plan->steps[0].op, redistribute::mesh::Collective::allgather);
   const engine::MachineModel model;
   const auto p2p_volumes =
       redistribute::exchange_volumes(automatic.layout(*g.find("S")), automatic.vertex(C).operand_layout(1));

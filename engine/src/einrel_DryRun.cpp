@@ -212,7 +212,7 @@ class RankWalk {
 
   std::size_t reshard_scratch_bytes(VertexId v, std::size_t k) const {
     std::size_t bytes = 0;
-    for (Extent n : redistribute::reshard_scratch(*schedule_.transition(v, k).plan))
+    for (Extent n : redistribute::mesh::reshard_scratch(*schedule_.transition(v, k).plan))
       bytes += BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(n)) * element(v);
     return bytes;
   }

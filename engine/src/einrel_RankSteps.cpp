@@ -81,10 +81,10 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
   op.floats_received = transition.volumes.received[static_cast<std::size_t>(rank)];
   if (transition.path == TransitionPath::collectives) {
     op.source = OperandSource::collectives;
-    const redistribute::ReshardPlan& plan = *transition.plan;
-    const Extent tile = to.grid().id(redistribute::tile_key(plan.to, plan.mesh, rank));
+    const redistribute::mesh::ReshardPlan& plan = *transition.plan;
+    const Extent tile = to.grid().id(redistribute::mesh::tile_key(plan.to, plan.mesh, rank));
     if (keeps_source_tile(transition, rank))
-      op.shared_blocks.emplace_back(tile, from.grid().id(redistribute::tile_key(plan.from, plan.mesh, rank)));
+      op.shared_blocks.emplace_back(tile, from.grid().id(redistribute::mesh::tile_key(plan.from, plan.mesh, rank)));
     else
       op.new_blocks.push_back(tile);
     return op;

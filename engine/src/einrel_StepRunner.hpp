@@ -234,15 +234,16 @@ class StepRunner {
   template <class S>
   Relation<S, Memory> collective_tile(VertexId v, const OperandSteps& op, const D<S>& from) {
     const Vertex& vertex = graph_.vertex(v);
-    const redistribute::ReshardPlan& plan = *schedule_.transition(v, op.operand).plan;
+    const redistribute::mesh::ReshardPlan& plan = *schedule_.transition(v, op.operand).plan;
     const int rank = comm_.rank();
-    const Block<S> tile = from.block(redistribute::tile_key(plan.from, plan.mesh, rank));
+    const Block<S> tile = from.block(redistribute::mesh::tile_key(plan.from, plan.mesh, rank));
     Relation<S, Memory> local(schedule_.vertex(v).operand_layout(op.operand).grid().rank());
-    local.insert(
-        redistribute::tile_key(plan.to, plan.mesh, rank),
-        redistribute::execute_reshard(exec_, exchange_.process_mesh(plan.mesh), plan, tile, [&](std::size_t step) {
-          if (step + 1 == plan.steps.size()) inject(options_.failure, rank, vertex.name, Phase::collective);
-        }));
+    local.insert(redistribute::mesh::tile_key(plan.to, plan.mesh, rank),
+                 redistribute::mesh::execute_reshard(exec_, exchange_.process_mesh(plan.mesh), plan, tile,
+                                                     [&](std::size_t step) {
+                                                       if (step + 1 == plan.steps.size())
+                                                         inject(options_.failure, rank, vertex.name, Phase::collective);
+                                                     }));
     return local;
   }
 

@@ -8,8 +8,8 @@
 namespace einrel::engine {
 
 using redistribute::BlockLayout;
-using redistribute::Collective;
 using redistribute::ExchangeVolumes;
+using redistribute::mesh::Collective;
 
 std::string_view transition_policy_name(TransitionPolicy policy) {
   switch (policy) {
@@ -47,7 +47,9 @@ bool keeps_source_tile(const Transition& transition, int rank) {
          transition.plan->steps[0].op == Collective::allpermute && transition.volumes.received[rank] == 0;
 }
 
-redistribute::DeviceMesh rank_mesh(int ranks) { return redistribute::DeviceMesh({{"r", ranks}}).prime_factored(); }
+redistribute::mesh::DeviceMesh rank_mesh(int ranks) {
+  return redistribute::mesh::DeviceMesh({{"r", ranks}}).prime_factored();
+}
 
 namespace {
 
@@ -61,8 +63,8 @@ bool moves(const ExchangeVolumes& v) {
   return std::any_of(v.sent.begin(), v.sent.end(), [](Extent n) { return n > 0; });
 }
 
-double stages(const redistribute::ReshardStep& step, const redistribute::DeviceMesh& primes) {
-  const Extent n = redistribute::group_size(step, primes);
+double stages(const redistribute::mesh::ReshardStep& step, const redistribute::mesh::DeviceMesh& primes) {
+  const Extent n = redistribute::mesh::group_size(step, primes);
   const double log_n = std::ceil(std::log2(static_cast<double>(n)));
   switch (step.op) {
     case Collective::allgather:
@@ -91,22 +93,22 @@ double point_to_point_seconds(const BlockLayout& from, const BlockLayout& to, co
   return model.latency_seconds * messages + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
 }
 
-double collective_seconds(const redistribute::ReshardPlan& plan, const ExchangeVolumes& volumes,
+double collective_seconds(const redistribute::mesh::ReshardPlan& plan, const ExchangeVolumes& volumes,
                           std::size_t element_bytes, const MachineModel& model) {
   double n = 0;
-  for (const redistribute::ReshardStep& step : plan.steps) n += stages(step, plan.primes);
+  for (const redistribute::mesh::ReshardStep& step : plan.steps) n += stages(step, plan.primes);
   return model.latency_seconds * n + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
 }
 
 TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, MachineModel model)
     : policy_(policy), model_(model), mesh_(rank_mesh(ranks)) {}
 
-Transition TransitionChooser::collectives(const redistribute::DistType& from, const redistribute::DistType& to,
-                                          std::size_t element_bytes) {
+Transition TransitionChooser::collectives(const redistribute::mesh::DistType& from,
+                                          const redistribute::mesh::DistType& to, std::size_t element_bytes) {
   const auto key = std::make_pair(str(from, mesh_), str(to, mesh_));
   auto found = plans_.find(key);
-  if (found == plans_.end()) found = plans_.emplace(key, redistribute::synthesize_reshard(mesh_, from, to)).first;
-  Transition t{TransitionPath::collectives, found->second, redistribute::reshard_volumes(found->second), 0};
+  if (found == plans_.end()) found = plans_.emplace(key, redistribute::mesh::synthesize_reshard(mesh_, from, to)).first;
+  Transition t{TransitionPath::collectives, found->second, redistribute::mesh::reshard_volumes(found->second), 0};
   t.seconds = collective_seconds(*t.plan, t.volumes, element_bytes, model_);
   return t;
 }
@@ -115,7 +117,8 @@ Transition TransitionChooser::choose(const BlockLayout& from, const BlockLayout&
   Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0};
   p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
-  const auto source = redistribute::as_dist_type(from, mesh_), target = redistribute::as_dist_type(to, mesh_);
+  const auto source = redistribute::mesh::as_dist_type(from, mesh_),
+             target = redistribute::mesh::as_dist_type(to, mesh_);
   if (!source || !target) return p2p;
   Transition coll = collectives(*source, *target, element_bytes);
   return policy_ == TransitionPolicy::collectives || coll.seconds <= p2p.seconds ? coll : p2p;
@@ -124,8 +127,8 @@ Transition TransitionChooser::choose(const BlockLayout& from, const BlockLayout&
 std::optional<Transition> TransitionChooser::from_partials(const BlockLayout& from, AggOp op, const BlockLayout& to,
                                                            std::size_t element_bytes) {
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2) return std::nullopt;
-  const auto source = redistribute::as_partial_type(from, mesh_, op);
-  const auto target = redistribute::as_dist_type(to, mesh_);
+  const auto source = redistribute::mesh::as_partial_type(from, mesh_, op);
+  const auto target = redistribute::mesh::as_dist_type(to, mesh_);
   if (!source || !target || source->partial.empty()) return std::nullopt;
   return collectives(*source, *target, element_bytes);
 }

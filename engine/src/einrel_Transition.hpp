@@ -38,7 +38,7 @@ std::string_view transition_path_name(TransitionPath path);  // "point_to_point"
 // way's elements sent and received per rank; `seconds` the model's time for it.
 struct Transition {
   TransitionPath path = TransitionPath::point_to_point;
-  std::optional<redistribute::ReshardPlan> plan;
+  std::optional<redistribute::mesh::ReshardPlan> plan;
   redistribute::ExchangeVolumes volumes;
   double seconds = 0;
 };
@@ -49,7 +49,7 @@ struct Transition {
 bool keeps_source_tile(const Transition& transition, int rank);
 
 // The mesh the engine lays distributed types on: one axis `r` of R ranks, prime-factored (r.0 minor).
-redistribute::DeviceMesh rank_mesh(int ranks);
+redistribute::mesh::DeviceMesh rank_mesh(int ranks);
 
 // The model's time for the point-to-point exchange between two layouts: the messages a target block
 // gathers (the source blocks it overlaps) and the busiest rank's bytes.
@@ -58,7 +58,7 @@ double point_to_point_seconds(const redistribute::BlockLayout& from, const redis
                               const MachineModel& model);
 // The model's time for a synthesized sequence: per step its stages (⌈log2 n⌉ for allgather and
 // reducescatter, twice that for allreduce, n−1 for alltoall, 1 for allpermute) and the busiest rank's bytes.
-double collective_seconds(const redistribute::ReshardPlan& plan, const redistribute::ExchangeVolumes& volumes,
+double collective_seconds(const redistribute::mesh::ReshardPlan& plan, const redistribute::ExchangeVolumes& volumes,
                           std::size_t element_bytes, const MachineModel& model);
 
 // Chooses transitions for one schedule, keeping every sequence it synthesizes (a graph repeats the same
@@ -68,7 +68,7 @@ class TransitionChooser {
   TransitionChooser(int ranks, TransitionPolicy policy, MachineModel model);
   TransitionPolicy policy() const { return policy_; }
   const MachineModel& model() const { return model_; }
-  const redistribute::DeviceMesh& mesh() const { return mesh_; }
+  const redistribute::mesh::DeviceMesh& mesh() const { return mesh_; }
 
   // Point-to-point, or collectives where both layouts are types on the mesh, the exchange moves something,
   // and the policy allows them (automatic: when the model says they are no slower).
@@ -80,13 +80,13 @@ class TransitionChooser {
                                           const redistribute::BlockLayout& to, std::size_t element_bytes);
 
  private:
-  Transition collectives(const redistribute::DistType& from, const redistribute::DistType& to,
+  Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
                          std::size_t element_bytes);
 
   TransitionPolicy policy_;
   MachineModel model_;
-  redistribute::DeviceMesh mesh_;
-  std::map<std::pair<std::string, std::string>, redistribute::ReshardPlan> plans_;  // by the types' text
+  redistribute::mesh::DeviceMesh mesh_;
+  std::map<std::pair<std::string, std::string>, redistribute::mesh::ReshardPlan> plans_;  // by the types' text
 };
 
 }  // namespace einrel::engine

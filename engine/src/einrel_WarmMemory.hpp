@@ -135,7 +135,7 @@ class WarmWalk {
     for (const auto& [b, kept] : op.shared_blocks) blocks.emplace(b, held_[op.producer].at(kept));
     if (op.source == OperandSource::collectives) {
       std::vector<Block<S>> scratch;
-      for (Extent n : redistribute::reshard_scratch(*schedule_.transition(v, op.operand).plan))
+      for (Extent n : redistribute::mesh::reshard_scratch(*schedule_.transition(v, op.operand).plan))
         scratch.push_back(take<S>({n}));
     } else if (op.source == OperandSource::exchange) {
       const redistribute::RedistributionPlan plan(schedule_.layout(op.producer), to, exchange_.comm().rank(), sizeof(S),
@@ -215,7 +215,7 @@ void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename Exe
 }
 
 // Collective over the exchange's communicator: makes the process mesh and every group communicator the
-// schedule's transitions by collectives will use (redistribute::prepare_reshard) and runs each distinct
+// schedule's transitions by collectives will use (redistribute::mesh::prepare_reshard) and runs each distinct
 // sequence twice on a zero tile, so that execute creates no communicator (MPI_Cart_create, MPI_Cart_sub) and
 // MPI's collectives have set up what they set up on first use inside its timed phases (MPICH's first calls of
 // a collective are much slower than later ones: docs/engine.md "Memory"). Call it on every rank after
@@ -226,15 +226,15 @@ void prepare_collectives(const ExecutionSpace& exec,
                          const Schedule& schedule) {
   std::set<std::pair<std::string, Dtype>> done;  // the sequences run, by their types and dtype
   schedule.for_each_collective_transition([&](VertexId v, std::size_t, const Transition& transition) {
-    const redistribute::ReshardPlan& plan = *transition.plan;
-    redistribute::ProcessMesh& mesh = exchange.process_mesh(plan.mesh);
-    redistribute::prepare_reshard(mesh, plan);
+    const redistribute::mesh::ReshardPlan& plan = *transition.plan;
+    redistribute::mesh::ProcessMesh& mesh = exchange.process_mesh(plan.mesh);
+    redistribute::mesh::prepare_reshard(mesh, plan);
     const std::string key = str(plan.from, plan.mesh) + " -> " + str(plan.to, plan.mesh);
     if (!done.emplace(key, graph.vertex(v).dtype).second) return;
     dispatch_dtype(graph.vertex(v).dtype, [&](auto scalar) {
       using Block = Tensor<decltype(scalar), typename ExecutionSpace::memory_space>;
-      const Block tile("einrel::engine/warm", redistribute::local_shape(plan.from, plan.mesh));
-      for (int run = 0; run < 2; ++run) redistribute::execute_reshard(exec, mesh, plan, tile);
+      const Block tile("einrel::engine/warm", redistribute::mesh::local_shape(plan.from, plan.mesh));
+      for (int run = 0; run < 2; ++run) redistribute::mesh::execute_reshard(exec, mesh, plan, tile);
     });
   });
 }

@@ -20,12 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The synthesizer keeps every device's coordinates on every prime axis (O(devices x axes) per candidate
     // it lowers: 0.5 s for 600,000 devices in a Release build). Larger meshes are parsed, not synthesized,
     // so that each input stays far inside the fuzzer's timeout in the sanitized Debug build.
-    if (einrel::redistribute::DeviceMesh::parse(options.mesh).size() > max_devices) return 0;
+    if (einrel::redistribute::mesh::DeviceMesh::parse(options.mesh).size() > max_devices) return 0;
     if (fields.size() > 3) {
       const auto dtype = einrel::parse_dtype(fields[3]);
       if (dtype) options.dtype = *dtype;
     }
-    const einrel::redistribute::ReshardPlan plan = einrel::plan_reshard(options);
+    const einrel::redistribute::mesh::ReshardPlan plan = einrel::plan_reshard(options);
     (void)einrel::reshard_text(plan, options.dtype);
     (void)einrel::reshard_json(plan, options.dtype);
   } catch (const einrel::Error&) {

@@ -63,7 +63,7 @@ class Exchange {
   // Collective over the communicator when it makes the mesh (the first call, or one for another mesh): the
   // processes laid out as `mesh` for redistributions by collectives (execute_reshard), kept with the group
   // communicators of the collectives run on it so that later calls create none.
-  ProcessMesh& process_mesh(const DeviceMesh& mesh) {
+  mesh::ProcessMesh& process_mesh(const mesh::DeviceMesh& mesh) {
     if (!mesh_ || !(mesh_->mesh() == mesh)) mesh_.emplace(comm_, mesh);
     return *mesh_;
   }
@@ -120,7 +120,7 @@ class Exchange {
   }
 
   comm::Communicator comm_;
-  std::optional<ProcessMesh> mesh_;
+  std::optional<mesh::ProcessMesh> mesh_;
   bytes_view send_, receive_;
   host_bytes_view send_host_, receive_host_;
 };

@@ -9,8 +9,8 @@
 
 namespace einrel::cli {
 
-using redistribute::ReshardPlan;
-using redistribute::ReshardStep;
+using redistribute::mesh::ReshardPlan;
+using redistribute::mesh::ReshardStep;
 
 namespace {
 
@@ -22,17 +22,17 @@ std::string dims_text(const ReshardStep& step) {
 
 std::string axes_text(const ReshardStep& step, const ReshardPlan& plan) {
   std::string s;
-  for (const std::string& a : redistribute::user_axes(step.axes, plan.mesh)) s += (s.empty() ? "" : ",") + a;
+  for (const std::string& a : redistribute::mesh::user_axes(step.axes, plan.mesh)) s += (s.empty() ? "" : ",") + a;
   return s.empty() ? "-" : s;
 }
 
 }  // namespace
 
 ReshardPlan plan_reshard(const ReshardOptions& options) {
-  const auto mesh = redistribute::DeviceMesh::parse(options.mesh, "--mesh");
-  const auto from = redistribute::parse_dist_type(options.from, mesh, "--from");
-  const auto to = redistribute::parse_dist_type(options.to, mesh, "--to", redistribute::global_shape(from));
-  return redistribute::synthesize_reshard(mesh, from, to);
+  const auto mesh = redistribute::mesh::DeviceMesh::parse(options.mesh, "--mesh");
+  const auto from = redistribute::mesh::parse_dist_type(options.from, mesh, "--from");
+  const auto to = redistribute::mesh::parse_dist_type(options.to, mesh, "--to", redistribute::mesh::global_shape(from));
+  return redistribute::mesh::synthesize_reshard(mesh, from, to);
 }
 
 std::string reshard_text(const ReshardPlan& plan, Dtype dtype, const ReshardRun* run) {
@@ -79,12 +79,14 @@ std::string reshard_text(const ReshardPlan& plan, Dtype dtype, const ReshardRun*
 std::string reshard_json(const ReshardPlan& plan, Dtype dtype, const ReshardRun* run) {
   io::JsonWriter j = io::json_report();
   j.key("mesh").begin_array();
-  for (const redistribute::MeshAxis& a : plan.mesh.axes())
+  for (const redistribute::mesh::MeshAxis& a : plan.mesh.axes())
     j.begin_object().member("axis", a.name).member("size", a.size).end_object();
   j.end_array().member("from", str(plan.from, plan.mesh)).member("to", str(plan.to, plan.mesh));
   j.member("dtype", dtype_name(dtype)).key("steps").begin_array();
   for (const ReshardStep& s : plan.steps) {
-    j.begin_object().member("op", collective_name(s.op)).member("axes", redistribute::user_axes(s.axes, plan.mesh));
+    j.begin_object()
+        .member("op", collective_name(s.op))
+        .member("axes", redistribute::mesh::user_axes(s.axes, plan.mesh));
     j.member("dims", s.dims).member("type", str(s.after, plan.primes)).member("local_shape", s.local_shape);
     j.member("cost", s.cost).end_object();
   }

@@ -12,6 +12,7 @@ namespace einrel::cli {
 namespace {
 
 using namespace redistribute;
+using namespace redistribute::mesh;
 using comm::check_mpi;
 using comm::Communicator;
 using Exec = Kokkos::DefaultExecutionSpace;

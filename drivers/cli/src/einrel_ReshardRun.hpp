@@ -25,7 +25,7 @@ struct ReshardRun {
 // max or min v ± p, of a product v for p = 0 and 1 otherwise), runs the synthesized sequence, the naive
 // allgather+slice one and, without a pending reduction, the point-to-point redistribution between the two
 // types' block layouts, `repetitions` times each, and checks every element of its target tile.
-ReshardRun measure_reshard(const comm::Communicator& comm, const redistribute::ReshardPlan& plan, Dtype dtype,
+ReshardRun measure_reshard(const comm::Communicator& comm, const redistribute::mesh::ReshardPlan& plan, Dtype dtype,
                            int repetitions);
 
 }  // namespace einrel::cli

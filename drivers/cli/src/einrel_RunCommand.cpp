@@ -165,7 +165,7 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
       }
       const engine::Transition& t = schedule.transition(v, k);
       o.path = engine::transition_path_name(t.path);
-      if (t.plan) o.steps = redistribute::steps_text(*t.plan);
+      if (t.plan) o.steps = redistribute::mesh::steps_text(*t.plan);
     }
     report.vertices.push_back(std::move(entry));
   }

@@ -18,7 +18,7 @@ namespace einrel::cli {
 struct OperandReport {
   std::string name;
   std::string path;
-  std::string steps;  // redistribute::steps_text, for collectives
+  std::string steps;  // redistribute::mesh::steps_text, for collectives
 };
 
 // What `einrel run` measured for one EinSum vertex (docs/cli.md).

@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 std::vector<DeviceMesh> meshes_of(int devices, int max_axes) {
   std::vector<DeviceMesh> out;
@@ -112,4 +112,4 @@ std::string DeviceMesh::str() const {
   return s;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // A named axis of a device mesh.
 struct MeshAxis {
@@ -55,6 +55,6 @@ class DeviceMesh {
 // device) multiply to `devices`, in a fixed order: the meshes a number of ranks can be viewed as.
 std::vector<DeviceMesh> meshes_of(int devices, int max_axes = 3);
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

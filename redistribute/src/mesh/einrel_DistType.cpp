@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 namespace {
 
@@ -243,4 +243,4 @@ DistType prime_factored(const DistType& type, const DeviceMesh& mesh) {
   return p;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh

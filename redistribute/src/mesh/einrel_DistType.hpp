@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // One dimension of a distributed type (array-redistribution-collectives.txt §2.1, Fig. 6): the global
 // extent and the mesh axes that partition it, minor first: `tile{x,y}global` cuts it into size_x·size_y
@@ -88,6 +88,6 @@ std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int r
 // The same type over mesh.prime_factored(): each axis replaced by its prime axes, minor first.
 DistType prime_factored(const DistType& type, const DeviceMesh& mesh);
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 namespace {
 
@@ -187,4 +187,4 @@ bool MeshState::holds(const DistType& target) const {
   return true;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh

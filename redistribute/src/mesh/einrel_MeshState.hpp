@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // Which tile every rank holds during a redistribution by collectives (array-redistribution-collectives.txt
 // §6, a device assignment ⟨φ, β⟩): a distributed type over a prime-factored mesh and each rank's
@@ -82,6 +82,6 @@ class MeshState {
   std::vector<int> coords_;  // rank-major: coords_[rank * naxes_ + axis of mesh_]
 };
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

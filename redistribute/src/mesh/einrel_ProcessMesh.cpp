@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <thread>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 namespace {
 
@@ -102,4 +102,4 @@ const MeshGroup& ProcessMesh::group(const MeshState& state, const std::vector<st
   return groups_.emplace(key, std::move(g)).first->second;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // The communicator of one collective's group: its ranks and where each stands along the step's axes.
 struct MeshGroup {
@@ -49,6 +49,6 @@ class ProcessMesh {
   std::map<std::vector<int>, MeshGroup> groups_;  // by (every rank's group id and position)
 };
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

@@ -9,7 +9,7 @@
 #include <limits>
 #include <set>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 std::string_view collective_name(Collective op) {
   switch (op) {
@@ -419,4 +419,4 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
   return plan;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // The collectives of array-redistribution-collectives.txt §2.6 (multi-axis, §7.1), and the two that settle
 // a pending reduction (einsum-sharding-rules.txt's Partial): reducescatter leaves each device one slice
@@ -73,6 +73,6 @@ std::vector<std::string> user_axes(const std::vector<std::string>& prime_axes, c
 // The steps in one line, each as op{axes}(dims) over the user's mesh: "alltoall{x}(0->1) allgather{y.0}(1)".
 std::string steps_text(const ReshardPlan& plan);
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // Called on every rank with a step's index as execute_reshard starts the step.
 using StepHook = std::function<void(std::size_t)>;
@@ -314,6 +314,6 @@ Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessM
   }
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 ExchangeVolumes reshard_volumes(const ReshardPlan& plan) {
   MeshState state(plan.primes, prime_factored(plan.from, plan.mesh));
@@ -80,4 +80,4 @@ std::vector<Extent> reshard_scratch(const ReshardPlan& plan) {
   return buffers;
 }
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-namespace einrel::redistribute {
+namespace einrel::redistribute::mesh {
 
 // The elements each rank sends to and receives from others when execute_reshard runs `plan`, indexed by
 // rank, counted as the data a collective's members exchange (the algorithms MPI implementations use move
@@ -25,6 +25,6 @@ std::vector<std::vector<Extent>> reshard_temporaries(const ReshardPlan& plan);
 // class as often as the step needing most of it. What the engine's memory walk takes and its dry run counts.
 std::vector<Extent> reshard_scratch(const ReshardPlan& plan);
 
-}  // namespace einrel::redistribute
+}  // namespace einrel::redistribute::mesh
 
 #endif

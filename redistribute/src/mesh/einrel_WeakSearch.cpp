@@ -6,7 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
-namespace einrel::redistribute::detail {
+namespace einrel::redistribute::mesh::detail {
 
 namespace {
 
@@ -125,4 +125,4 @@ std::vector<WeakPath> weak_paths(const std::vector<Extent>& global, const WeakTy
   return out;
 }
 
-}  // namespace einrel::redistribute::detail
+}  // namespace einrel::redistribute::mesh::detail

@@ -9,7 +9,7 @@
 
 // The shortest-path search of array-redistribution-collectives.txt §7.2 over weak types (§5), used by
 // synthesize_reshard; internal to einrel_redistribute.
-namespace einrel::redistribute::detail {
+namespace einrel::redistribute::mesh::detail {
 
 // A step of the weak search (paper §5, §7.2): which collective, on which dimensions, moving how large a
 // factor of the mesh (the product of the prime axes it moves; which axes is decided when lowering).
@@ -46,6 +46,6 @@ std::vector<WeakPath> weak_paths(const std::vector<Extent>& global, const WeakTy
                                  Extent mesh_size, Extent height, int per_type, std::size_t paths, Extent bound,
                                  std::size_t work);
 
-}  // namespace einrel::redistribute::detail
+}  // namespace einrel::redistribute::mesh::detail
 
 #endif
