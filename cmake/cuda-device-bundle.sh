@@ -29,7 +29,7 @@ mkdir -p "${stage}${build}"
 # consumers, the benchmarks other than einrel_kernel_bench), so that the bundle stays small.
 tar -C "$build" --exclude=CMakeFiles --exclude=_deps --exclude='*.o' --exclude='*.a' --exclude='*.d' \
   --exclude='*.make' --exclude=Makefile --exclude='*.log' --exclude='*_OpenMP_test' --exclude='*_Serial_test' \
-  --exclude='*_OpenMP.cpp' --exclude='*_Serial.cpp' --exclude=./unit_tests/package/work \
+  --exclude='*_OpenMP.cpp' --exclude='*_Serial.cpp' --exclude=./system_tests/package/work \
   --exclude='./perf_tests/einrel_[a-jl-z]*' -cf - . | tar -C "${stage}${build}" -xf -
 mkdir -p "${stage}${kokkos_prefix}"
 cp -a "${kokkos_prefix}/lib" "${stage}${kokkos_prefix}/"

@@ -5,6 +5,7 @@ file(GLOB_RECURSE EINREL_FORMATTED_SOURCES CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/partition/*.[ch]pp ${PROJECT_SOURCE_DIR}/redistribute/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/comm/*.[ch]pp ${PROJECT_SOURCE_DIR}/engine/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/drivers/*.[ch]pp ${PROJECT_SOURCE_DIR}/unit_tests/*.[ch]pp
+     ${PROJECT_SOURCE_DIR}/system_tests/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/perf_tests/*.[ch]pp ${PROJECT_SOURCE_DIR}/fuzz/*.[ch]pp
      ${PROJECT_SOURCE_DIR}/engine/*.h ${PROJECT_SOURCE_DIR}/drivers/*.c)
 if(EINREL_CLANG_FORMAT)

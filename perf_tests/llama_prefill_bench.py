@@ -74,7 +74,7 @@ def main():
             if r == args.ranks[0]:
                 env = dict(os.environ, OMP_NUM_THREADS=str(os.cpu_count() or 1))
                 peer_runs.append(float(subprocess.run(
-                    [sys.executable, "-c", NUMPY_FORWARD, data, os.path.join(HERE, "..", "unit_tests", "cli")],
+                    [sys.executable, "-c", NUMPY_FORWARD, data, os.path.join(HERE, "..", "system_tests", "cli")],
                     env=env, capture_output=True, text=True, check=True).stdout))
             for p in PLANNERS:
                 runs[p].append(run(args, r, p, graph, data, work))

@@ -12,7 +12,7 @@ constexpr int max_devices = 4096;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::string> fields = einrel::fuzz::lines(einrel::fuzz::as_text(data, size));
   if (fields.size() < 3) return 0;
-  einrel::ReshardOptions options;
+  einrel::cli::ReshardOptions options;
   options.mesh = fields[0];
   options.from = fields[1];
   options.to = fields[2];
@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto dtype = einrel::parse_dtype(fields[3]);
       if (dtype) options.dtype = *dtype;
     }
-    const einrel::redistribute::mesh::ReshardPlan plan = einrel::plan_reshard(options);
-    (void)einrel::reshard_text(plan, options.dtype);
-    (void)einrel::reshard_json(plan, options.dtype);
+    const einrel::redistribute::mesh::ReshardPlan plan = einrel::cli::plan_reshard(options);
+    (void)einrel::cli::reshard_text(plan, options.dtype);
+    (void)einrel::cli::reshard_json(plan, options.dtype);
   } catch (const einrel::Error&) {
   }
   return 0;

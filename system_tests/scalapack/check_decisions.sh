@@ -5,7 +5,7 @@
 #                   block cycle further on, on the kept plan ("planned in 0 s"); in place, on it too;
 #   EINREL_SCALAPACK_CACHE_MB=1: no plan kept, each deep product planned again;
 #   EINREL_SCALAPACK=on: all four on einrel;  EINREL_SCALAPACK=sometimes: all on ScaLAPACK, the reason named.
-#   unit_tests/scalapack/check_decisions.sh build/unit_tests/scalapack/check_decisions RANKS
+#   system_tests/scalapack/check_decisions.sh build/system_tests/scalapack/check_decisions RANKS
 set -u
 EXE=$1
 RANKS=$2

@@ -6,7 +6,7 @@
 // is the same call with EINREL_SCALAPACK=off, which sends it on to ScaLAPACK. Every element of C, inside the submatrix
 // and outside it, must agree to rounding.
 //
-//   mpiexec.mpich -n 3 build/unit_tests/scalapack/check_pdgemm [trials] [seed]
+//   mpiexec.mpich -n 3 build/system_tests/scalapack/check_pdgemm [trials] [seed]
 #include "einrel_TestPblas.hpp"
 
 #include <mpi.h>

@@ -1,5 +1,5 @@
 // The structure of gradient graphs and their errors; their values are checked against finite differences
-// end to end by unit_tests/cli/check_grad_numpy.py.
+// end to end by system_tests/cli/check_grad_numpy.py.
 #include <einrel_Gradient.hpp>
 #include <einrel_GraphFile.hpp>
 

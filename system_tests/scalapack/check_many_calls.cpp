@@ -8,7 +8,7 @@
 // same call sent to ScaLAPACK (EINREL_SCALAPACK=off), then a new BLACS grid and an MPI_Comm_dup, as the
 // application would make next. Prints "ok" when all hold.
 //
-//   mpiexec.mpich -n 2 build/unit_tests/scalapack/check_many_calls
+//   mpiexec.mpich -n 2 build/system_tests/scalapack/check_many_calls
 #include "einrel_TestPblas.hpp"
 
 #include <mpi.h>

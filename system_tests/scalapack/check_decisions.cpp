@@ -8,7 +8,7 @@
 //   4. call 2 again with beta = 0 and alpha = 1 (C written in place).
 // Prints "decisions: 4 calls agree with ScaLAPACK: ok" when every C agrees to rounding.
 //
-//   EINREL_SCALAPACK_VERBOSE=1 mpiexec.mpich -n 2 build/unit_tests/scalapack/check_decisions
+//   EINREL_SCALAPACK_VERBOSE=1 mpiexec.mpich -n 2 build/system_tests/scalapack/check_decisions
 #include "einrel_TestPblas.hpp"
 
 #include <mpi.h>

@@ -4,7 +4,7 @@
 # completes (exit status 0, its summary printed, no timeout) and has no more failed tests, and no fewer passed
 # ones, than the run on ScaLAPACK alone.
 #
-#   unit_tests/scalapack/run_scalapack_testers.sh LIB RANKS [TESTER ...]
+#   system_tests/scalapack/run_scalapack_testers.sh LIB RANKS [TESTER ...]
 #
 #   LIB      path to libeinrel_scalapack.so (e.g. build/drivers/scalapack/libeinrel_scalapack.so)
 #   RANKS    MPI ranks of every run (2 on a 2-core machine; Debian's ctest uses 4)

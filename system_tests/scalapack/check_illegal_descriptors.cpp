@@ -5,7 +5,7 @@
 // hand it to ScaLAPACK on others, which crashed the job. ScaLAPACK's error exit PB_Cabort is defined here, as
 // ScaLAPACK's testers define it, to record the error instead of aborting (the program is linked -rdynamic).
 //
-//   mpiexec.mpich -n 1|2 build/unit_tests/scalapack/check_illegal_descriptors
+//   mpiexec.mpich -n 1|2 build/system_tests/scalapack/check_illegal_descriptors
 #include "einrel_TestPblas.hpp"
 
 #include <mpi.h>
