@@ -119,6 +119,10 @@ class Exchange {
     return {send, receive};
   }
 
+  // One execution of a plan on blocks of Scalar: its state and phases (execute).
+  template <class ExecutionSpace, class Scalar>
+  class Run;
+
   comm::Communicator comm_;
   std::optional<mesh::ProcessMesh> mesh_;
   bytes_view send_, receive_;
@@ -220,11 +224,199 @@ class InPlaceMessage {
 
 template <class MemorySpace>
 template <class ExecutionSpace, class Scalar>
+class Exchange<MemorySpace>::Run {
+  using block_view = Kokkos::View<Scalar*, MemorySpace>;
+  using const_view = Kokkos::View<const Scalar*, MemorySpace>;
+  using Blocks = Relation<Scalar, MemorySpace>;
+
+ public:
+  // The exchange's buffers must hold the plan's largest round (reserved by execute).
+  Run(Exchange& x, const ExecutionSpace& exec, const RedistributionPlan& plan, const Blocks& source,
+      const Blocks& target, std::size_t send_bytes, std::size_t receive_bytes)
+      : x_(x),
+        exec_(exec),
+        plan_(plan),
+        source_(source),
+        target_(target),
+        from_(plan.from().grid()),
+        to_(plan.to().grid()),
+        send_buffer_(reinterpret_cast<Scalar*>(x.send_.data()), send_bytes / sizeof(Scalar)),
+        receive_buffer_(reinterpret_cast<Scalar*>(x.receive_.data()), receive_bytes / sizeof(Scalar)),
+        send_mpi_(reinterpret_cast<Scalar*>(direct ? x.send_.data() : x.send_host_.data())),
+        receive_mpi_(reinterpret_cast<Scalar*>(direct ? x.receive_.data() : x.receive_host_.data())),
+        comm_(x.comm_.get()),
+        type_(comm::mpi_datatype<Scalar>()) {}
+
+  ExchangeStats run() {
+    stats_.local_elements = plan_.local_elements();
+    stats_.rounds = static_cast<int>(plan_.rounds().size());
+    stats_.peak_buffer_bytes = plan_.peak_buffer_elements() * sizeof(Scalar) * (direct ? 1 : 2);
+    if (plan_.rounds().empty()) copy_local();
+    for (std::size_t r = 0; r < plan_.rounds().size(); ++r) {
+      const Round& round = plan_.rounds()[r];
+      if constexpr (direct) compat::fence(exec_, "einrel::exchange: blocks settled");  // MPI may write them next
+      post_receives(round);
+      pack(round);
+      compat::fence(exec_, "einrel::exchange: packed");  // MPI reads the buffers next
+      post_sends(round);
+      if (r == 0) copy_local();  // overlaps the messages in flight
+      unpack(round);
+      comm::wait_all(sends_, "MPI_Testall");
+      compat::fence(exec_, "einrel::exchange: unpacked");  // the next round reuses the buffers
+    }
+    compat::fence(exec_, "einrel::exchange: done");
+    return stats_;
+  }
+
+ private:
+  // The byte range of `count` elements from element `first` of a buffer.
+  static std::pair<std::size_t, std::size_t> bytes_of(Extent first, Extent count) {
+    return {first * sizeof(Scalar), (first + count) * sizeof(Scalar)};
+  }
+
+  // The rank's own pieces, and zeros where the plan's source has no block (absent).
+  void copy_local() {
+    for (const Piece& p : plan_.local()) {
+      const auto& src = source_.at(from_.key(p.source_block));
+      const auto& dst = target_.at(to_.key(p.target_block));
+      // A target block that shares its view with the source block (the engine keeps blocks that stay put
+      // instead of copying them) already holds the piece.
+      if (src.view().data() == dst.view().data() &&
+          from_.box(from_.key(p.source_block)) == to_.box(to_.key(p.target_block)))
+        continue;
+      copy_box(exec_, src, detail::corner_in_block(p, from_, p.source_block), dst,
+               detail::corner_in_block(p, to_, p.target_block), p.box.extents());
+    }
+    for (const Piece& p : plan_.absent())
+      fill_box(exec_, target_.at(to_.key(p.target_block)), detail::corner_in_block(p, to_, p.target_block),
+               p.box.extents(), Scalar(0));
+  }
+
+  // Where MPI reads the blocks directly, a message whose parts are contiguous in their blocks goes to or from
+  // them in place (detail::InPlaceMessage): no copy into or out of the exchange buffers, whose pages then stay
+  // untouched.
+  std::optional<detail::InPlaceMessage> in_place(const PeerStream& stream, const Message& msg, bool sending) const {
+    if constexpr (!direct) {
+      return std::nullopt;
+    } else {
+      const Blocks& blocks = sending ? source_ : target_;
+      const BlockGrid& grid = sending ? from_ : to_;
+      std::vector<std::pair<void*, Extent>> segments;
+      bool contiguous = true;
+      for_each_piece_in(stream, msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
+        const Extent id = sending ? p.source_block : p.target_block;
+        const auto& block = blocks.at(grid.key(id));
+        const Extent at =
+            detail::contiguous_offset(block.bound(), detail::corner_in_block(p, grid, id), p.box.extents());
+        contiguous = contiguous && at >= 0;
+        if (contiguous) segments.emplace_back(const_cast<Scalar*>(block.view().data()) + at + b, e - b);
+      });
+      if (!contiguous) return std::nullopt;
+      return detail::InPlaceMessage::over(segments, type_);
+    }
+  }
+
+  void post_receives(const Round& round) {
+    receives_.assign(round.receives.size(), MPI_REQUEST_NULL);
+    received_in_place_.clear();
+    for (std::size_t m = 0; m < round.receives.size(); ++m) {
+      const Message& msg = round.receives[m];
+      received_in_place_.push_back(in_place(plan_.receive_stream(msg.peer), msg, false));
+      const auto& direct_to = received_in_place_.back();
+      const int count = static_cast<int>(msg.last - msg.first);
+      comm::check_mpi(direct_to ? MPI_Irecv(direct_to->address(), direct_to->count(count), direct_to->type(), msg.peer,
+                                            msg.tag, comm_, &receives_[m])
+                                : MPI_Irecv(receive_mpi_ + msg.buffer_offset, count, type_, msg.peer, msg.tag, comm_,
+                                            &receives_[m]),
+                      "MPI_Irecv");
+    }
+  }
+
+  // Every message of the round not sent in place, packed into the send buffer (and its host copy).
+  void pack(const Round& round) {
+    sent_in_place_.clear();
+    for (const Message& msg : round.sends) {
+      sent_in_place_.push_back(in_place(plan_.send_stream(msg.peer), msg, true));
+      if (sent_in_place_.back()) continue;
+      for_each_piece_in(plan_.send_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
+        const auto& block = source_.at(from_.key(p.source_block));
+        const auto extent = p.box.extents();
+        copy_box_range(
+            exec_,
+            BoxPlace<const_view>{block.view(), 0, block.bound(), detail::corner_in_block(p, from_, p.source_block)},
+            BoxPlace<block_view>{send_buffer_, msg.buffer_offset + p.offset - msg.first, extent,
+                                 std::vector<Extent>(extent.size(), 0)},
+            extent, b, e);
+      });
+    }
+    if constexpr (!direct) {
+      const auto bytes = bytes_of(0, round.send_elements);
+      Kokkos::deep_copy(exec_, Kokkos::subview(x_.send_host_, bytes), Kokkos::subview(x_.send_, bytes));
+    }
+  }
+
+  // The round's sends; the buffers and blocks they read must be complete (fenced).
+  void post_sends(const Round& round) {
+    sends_.assign(round.sends.size(), MPI_REQUEST_NULL);
+    for (std::size_t m = 0; m < round.sends.size(); ++m) {
+      const Message& msg = round.sends[m];
+      const auto& direct_from = sent_in_place_[m];
+      const int count = static_cast<int>(msg.last - msg.first);
+      comm::check_mpi(
+          direct_from ? MPI_Isend(direct_from->address(), direct_from->count(count), direct_from->type(), msg.peer,
+                                  msg.tag, comm_, &sends_[m])
+                      : MPI_Isend(send_mpi_ + msg.buffer_offset, count, type_, msg.peer, msg.tag, comm_, &sends_[m]),
+          "MPI_Isend");
+      ++stats_.messages_sent;
+      stats_.elements_sent += msg.last - msg.first;
+    }
+  }
+
+  // Each message as it arrives: its pieces copied from the receive buffer into their blocks (unless received
+  // in place).
+  void unpack(const Round& round) {
+    for (std::size_t done = 0; done < receives_.size(); ++done) {
+      const int m = comm::wait_any(receives_, "MPI_Testany");
+      const Message& msg = round.receives[m];
+      stats_.elements_received += msg.last - msg.first;
+      if (received_in_place_[m]) continue;  // already in its blocks
+      if constexpr (!direct) {
+        const auto bytes = bytes_of(msg.buffer_offset, msg.last - msg.first);
+        Kokkos::deep_copy(exec_, Kokkos::subview(x_.receive_, bytes), Kokkos::subview(x_.receive_host_, bytes));
+      }
+      for_each_piece_in(plan_.receive_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
+        const auto& block = target_.at(to_.key(p.target_block));
+        const auto extent = p.box.extents();
+        copy_box_range(
+            exec_,
+            BoxPlace<const_view>{receive_buffer_, msg.buffer_offset + p.offset - msg.first, extent,
+                                 std::vector<Extent>(extent.size(), 0)},
+            BoxPlace<block_view>{block.view(), 0, block.bound(), detail::corner_in_block(p, to_, p.target_block)},
+            extent, b, e);
+      });
+    }
+  }
+
+  Exchange& x_;
+  const ExecutionSpace& exec_;
+  const RedistributionPlan& plan_;
+  const Blocks &source_, &target_;
+  const BlockGrid &from_, &to_;
+  const block_view send_buffer_, receive_buffer_;
+  Scalar* const send_mpi_;
+  Scalar* const receive_mpi_;
+  const MPI_Comm comm_;
+  const MPI_Datatype type_;
+  ExchangeStats stats_;
+  std::vector<MPI_Request> receives_, sends_;
+  std::vector<std::optional<detail::InPlaceMessage>> received_in_place_, sent_in_place_;
+};
+
+template <class MemorySpace>
+template <class ExecutionSpace, class Scalar>
 ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const RedistributionPlan& plan,
                                              const Relation<Scalar, MemorySpace>& source,
                                              const Relation<Scalar, MemorySpace>& target) {
-  using block_view = Kokkos::View<Scalar*, MemorySpace>;
-  using const_view = Kokkos::View<const Scalar*, MemorySpace>;
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible,
                 "einrel::redistribute::Exchange: the execution space must reach the blocks' memory space");
   if (plan.rank() != comm_.rank() || plan.from().num_ranks() != comm_.size())
@@ -247,10 +439,6 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
   }
   for (const Piece& p : plan.absent()) detail::checked_block(target, to, p.target_block, "target");
 
-  ExchangeStats stats;
-  stats.local_elements = plan.local_elements();
-  stats.rounds = static_cast<int>(plan.rounds().size());
-  stats.peak_buffer_bytes = plan.peak_buffer_elements() * sizeof(Scalar) * (direct ? 1 : 2);
   const auto [send_bytes, receive_bytes] = buffer_bytes(plan, sizeof(Scalar));
   reserve(send_, send_bytes, "einrel::exchange/send");
   reserve(receive_, receive_bytes, "einrel::exchange/receive");
@@ -258,135 +446,7 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
     reserve(send_host_, send_bytes, "einrel::exchange/send_host");
     reserve(receive_host_, receive_bytes, "einrel::exchange/receive_host");
   }
-  const block_view send_buffer(reinterpret_cast<Scalar*>(send_.data()), send_bytes / sizeof(Scalar));
-  const block_view receive_buffer(reinterpret_cast<Scalar*>(receive_.data()), receive_bytes / sizeof(Scalar));
-  Scalar* const send_mpi = reinterpret_cast<Scalar*>(direct ? send_.data() : send_host_.data());
-  Scalar* const receive_mpi = reinterpret_cast<Scalar*>(direct ? receive_.data() : receive_host_.data());
-  const MPI_Comm comm = comm_.get();
-  // The byte range of `count` elements from element `first` of a buffer.
-  [[maybe_unused]] auto bytes_of = [](Extent first, Extent count) {
-    return std::pair<std::size_t, std::size_t>(first * sizeof(Scalar), (first + count) * sizeof(Scalar));
-  };
-  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
-
-  auto copy_local = [&] {
-    for (const Piece& p : plan.local()) {
-      const auto& src = source.at(from.key(p.source_block));
-      const auto& dst = target.at(to.key(p.target_block));
-      // A target block that shares its view with the source block (the engine keeps blocks that stay put
-      // instead of copying them) already holds the piece.
-      if (src.view().data() == dst.view().data() &&
-          from.box(from.key(p.source_block)) == to.box(to.key(p.target_block)))
-        continue;
-      copy_box(exec, src, detail::corner_in_block(p, from, p.source_block), dst,
-               detail::corner_in_block(p, to, p.target_block), p.box.extents());
-    }
-    for (const Piece& p : plan.absent())
-      fill_box(exec, target.at(to.key(p.target_block)), detail::corner_in_block(p, to, p.target_block), p.box.extents(),
-               Scalar(0));
-  };
-  if (plan.rounds().empty()) copy_local();
-
-  // Where MPI reads the blocks directly, a message whose parts are contiguous in their blocks goes to or from
-  // them in place (detail::InPlaceMessage): no copy into or out of the exchange buffers, whose pages then stay
-  // untouched.
-  auto in_place = [&](const PeerStream& stream, const Message& msg, const auto& blocks, const BlockGrid& grid,
-                      bool sending) -> std::optional<detail::InPlaceMessage> {
-    if constexpr (!direct) {
-      return std::nullopt;
-    } else {
-      std::vector<std::pair<void*, Extent>> segments;
-      bool contiguous = true;
-      for_each_piece_in(stream, msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
-        const Extent id = sending ? p.source_block : p.target_block;
-        const auto& block = blocks.at(grid.key(id));
-        const Extent at =
-            detail::contiguous_offset(block.bound(), detail::corner_in_block(p, grid, id), p.box.extents());
-        contiguous = contiguous && at >= 0;
-        if (contiguous) segments.emplace_back(const_cast<Scalar*>(block.view().data()) + at + b, e - b);
-      });
-      if (!contiguous) return std::nullopt;
-      return detail::InPlaceMessage::over(segments, type);
-    }
-  };
-
-  std::vector<MPI_Request> receives, sends;
-  std::vector<std::optional<detail::InPlaceMessage>> received_in_place, sent_in_place;
-  for (std::size_t round_index = 0; round_index < plan.rounds().size(); ++round_index) {
-    const Round& round = plan.rounds()[round_index];
-    receives.assign(round.receives.size(), MPI_REQUEST_NULL);
-    sends.assign(round.sends.size(), MPI_REQUEST_NULL);
-    received_in_place.clear();
-    sent_in_place.clear();
-    if constexpr (direct) compat::fence(exec, "einrel::exchange: blocks settled");  // MPI may write them next
-    for (std::size_t m = 0; m < round.receives.size(); ++m) {
-      const Message& msg = round.receives[m];
-      received_in_place.push_back(in_place(plan.receive_stream(msg.peer), msg, target, to, false));
-      const auto& direct_to = received_in_place.back();
-      const int count = static_cast<int>(msg.last - msg.first);
-      comm::check_mpi(
-          direct_to ? MPI_Irecv(direct_to->address(), direct_to->count(count), direct_to->type(), msg.peer, msg.tag,
-                                comm, &receives[m])
-                    : MPI_Irecv(receive_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &receives[m]),
-          "MPI_Irecv");
-    }
-    for (const Message& msg : round.sends) {
-      sent_in_place.push_back(in_place(plan.send_stream(msg.peer), msg, source, from, true));
-      if (sent_in_place.back()) continue;
-      for_each_piece_in(plan.send_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
-        const auto& block = source.at(from.key(p.source_block));
-        const auto extent = p.box.extents();
-        copy_box_range(
-            exec,
-            BoxPlace<const_view>{block.view(), 0, block.bound(), detail::corner_in_block(p, from, p.source_block)},
-            BoxPlace<block_view>{send_buffer, msg.buffer_offset + p.offset - msg.first, extent,
-                                 std::vector<Extent>(extent.size(), 0)},
-            extent, b, e);
-      });
-    }
-    if constexpr (!direct) {
-      const auto bytes = bytes_of(0, round.send_elements);
-      Kokkos::deep_copy(exec, Kokkos::subview(send_host_, bytes), Kokkos::subview(send_, bytes));
-    }
-    compat::fence(exec, "einrel::exchange: packed");  // MPI reads the buffers next
-    for (std::size_t m = 0; m < round.sends.size(); ++m) {
-      const Message& msg = round.sends[m];
-      const auto& direct_from = sent_in_place[m];
-      const int count = static_cast<int>(msg.last - msg.first);
-      comm::check_mpi(direct_from
-                          ? MPI_Isend(direct_from->address(), direct_from->count(count), direct_from->type(), msg.peer,
-                                      msg.tag, comm, &sends[m])
-                          : MPI_Isend(send_mpi + msg.buffer_offset, count, type, msg.peer, msg.tag, comm, &sends[m]),
-                      "MPI_Isend");
-      ++stats.messages_sent;
-      stats.elements_sent += msg.last - msg.first;
-    }
-    if (round_index == 0) copy_local();  // overlaps the messages in flight
-    for (std::size_t done = 0; done < receives.size(); ++done) {
-      const int m = comm::wait_any(receives, "MPI_Testany");
-      const Message& msg = round.receives[m];
-      stats.elements_received += msg.last - msg.first;
-      if (received_in_place[m]) continue;  // already in its blocks
-      if constexpr (!direct) {
-        const auto bytes = bytes_of(msg.buffer_offset, msg.last - msg.first);
-        Kokkos::deep_copy(exec, Kokkos::subview(receive_, bytes), Kokkos::subview(receive_host_, bytes));
-      }
-      for_each_piece_in(plan.receive_stream(msg.peer), msg.first, msg.last, [&](const Piece& p, Extent b, Extent e) {
-        const auto& block = target.at(to.key(p.target_block));
-        const auto extent = p.box.extents();
-        copy_box_range(
-            exec,
-            BoxPlace<const_view>{receive_buffer, msg.buffer_offset + p.offset - msg.first, extent,
-                                 std::vector<Extent>(extent.size(), 0)},
-            BoxPlace<block_view>{block.view(), 0, block.bound(), detail::corner_in_block(p, to, p.target_block)},
-            extent, b, e);
-      });
-    }
-    comm::wait_all(sends, "MPI_Testall");
-    compat::fence(exec, "einrel::exchange: unpacked");  // the next round reuses the buffers
-  }
-  compat::fence(exec, "einrel::exchange: done");
-  return stats;
+  return Run<ExecutionSpace, Scalar>(*this, exec, plan, source, target, send_bytes, receive_bytes).run();
 }
 
 }  // namespace einrel::redistribute

@@ -119,6 +119,18 @@ double check_against_single_rank(const Session& session, InputLoader& loader, co
   return error;
 }
 
+// Collective: --check, its error and tolerance in `report`; throws on every rank when the error exceeds it.
+void check_run(const Session& session, InputLoader& loader, const Values& results, RunReport& report) {
+  report.check_error = check_against_single_rank(session, loader, results);
+  report.check_tolerance = check_tolerance(session.graph());
+  collectively(session.comm(), [&] {
+    if (!(*report.check_error <= *report.check_tolerance))
+      throw Error("check failed: the distributed evaluation differs from the single-rank unpartitioned one by " +
+                  std::to_string(*report.check_error) + " (relative), more than the tolerance " +
+                  std::to_string(*report.check_tolerance));
+  });
+}
+
 // Collective: the run's figures from every rank (Session::report), with the plan and schedule they ran.
 RunReport gather_report(const Session& session, const RunOptions& options, const engine::EngineResult<Memory>& result) {
   const Communicator& comm = session.comm();
@@ -237,16 +249,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   report.total_seconds = slowest[0];
   report.input_seconds = slowest[1];
   report.memory_seconds = slowest[2];
-  if (options.check) {
-    report.check_error = check_against_single_rank(session, loader, result->values);
-    report.check_tolerance = check_tolerance(session.graph());
-    collectively(comm, [&] {
-      if (!(*report.check_error <= *report.check_tolerance))
-        throw Error("check failed: the distributed evaluation differs from the single-rank unpartitioned one by " +
-                    std::to_string(*report.check_error) + " (relative), more than the tolerance " +
-                    std::to_string(*report.check_tolerance));
-    });
-  }
+  if (options.check) check_run(session, loader, result->values, report);
 
   // The report is staged first so that either every requested file appears or none does.
   std::optional<io::AtomicFile> report_file;

@@ -103,12 +103,179 @@ inline const MeshGroup* step_group(ProcessMesh& mesh, MeshState& state, const Re
   }
 }
 
+// What one step of run_steps works with: the step, its group (step_group), this rank, the group's size, and
+// `ready`, the agreement on failure that the step calls once its buffers are allocated and before its first
+// MPI call.
+template <class ExecutionSpace>
+struct StepContext {
+  const ExecutionSpace& exec;
+  ProcessMesh& mesh;
+  const MeshState& state;
+  const ReshardStep& step;
+  const MeshGroup* group;
+  int me;
+  Extent n;
+  const std::function<void()>& ready;
+};
+
+// Each collective on the rank's tile, returning the new tile.
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> allgather_step(const StepContext<ExecutionSpace>& c,
+                                           const Tensor<Scalar, MemorySpace>& tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const Bound shape = tile.bound();
+  const std::size_t i = c.step.dims[0];
+  const MeshGroup& g = *c.group;
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
+  T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * c.n));
+  // gathered straight into place when the tiles are slabs of the result in rank order
+  const bool direct = contiguous_slabs(shape, i) && in_position_order(g);
+  const T gathered =
+      direct ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/gathered", {c.n * tile.size()});
+  c.ready();
+  MPI_Request request;
+  comm::complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
+                                mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
+                 request, "MPI_Iallgather");
+  for (int k = 0; k < static_cast<int>(c.n) && !direct; ++k)
+    einrel::copy_box(c.exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
+                     with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
+  return out;
+}
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> dynslice_step(const StepContext<ExecutionSpace>& c,
+                                          const Tensor<Scalar, MemorySpace>& tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const Bound shape = tile.bound();
+  const std::size_t i = c.step.dims[0];
+  const Bound piece = with(shape, i, shape[i] / c.n);
+  T out = T::uninitialized("einrel::reshard/tile", piece);
+  einrel::copy_box(c.exec, tile,
+                   with(std::vector<Extent>(shape.size(), 0), i, c.state.position(c.me, c.step.axes) * piece[i]), out,
+                   std::vector<Extent>(shape.size(), 0), piece);
+  c.ready();  // no MPI: agreed so that a failure here is not met in the next step's collective
+  return out;
+}
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> alltoall_step(const StepContext<ExecutionSpace>& c,
+                                          const Tensor<Scalar, MemorySpace>& tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const Bound shape = tile.bound();
+  const std::size_t i = c.step.dims[0], j = c.step.dims[1];
+  const MeshGroup& g = *c.group;
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
+  const int parts = static_cast<int>(c.n);
+  const Bound piece = with(shape, j, shape[j] / c.n);
+  T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * c.n));
+  // sent from and received into place when the pieces are slabs in rank order
+  const bool direct_send = contiguous_slabs(shape, j) && in_position_order(g);
+  const bool direct_receive = contiguous_slabs(out.bound(), i) && in_position_order(g);
+  const T send =
+      direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
+  const T receive =
+      direct_receive ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/receive", {tile.size()});
+  for (int k = 0; k < parts && !direct_send; ++k)  // to the member at position p: piece p along j
+    einrel::copy_box(c.exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
+                     slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
+  compat::fence(c.exec, "einrel::reshard: packed");
+  c.ready();
+  MPI_Request request;
+  comm::complete(MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
+                               mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
+                 request, "MPI_Ialltoall");
+  for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
+    einrel::copy_box(c.exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
+                     with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
+  return out;
+}
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> reducescatter_step(const StepContext<ExecutionSpace>& c,
+                                               const Tensor<Scalar, MemorySpace>& tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const Bound shape = tile.bound();
+  const std::size_t i = c.step.dims[0];
+  const MeshGroup& g = *c.group;
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
+  const Bound piece = with(shape, i, shape[i] / c.n);
+  const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
+  const T send =
+      direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
+  for (int k = 0; k < static_cast<int>(c.n) && !direct_send; ++k)
+    einrel::copy_box(c.exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
+                     slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
+  compat::fence(c.exec, "einrel::reshard: packed");
+  T out = T::uninitialized("einrel::reshard/tile", piece);
+  const int count = mpi_count<Scalar>(num_elements(piece));
+  const MPI_Op op = mpi_op(c.state.type().partial_op);
+  c.ready();
+  reduction(
+      c.mesh,
+      [&] { return MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get()); },
+      [&](MPI_Request* r) {
+        return MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
+      },
+      "MPI_Reduce_scatter_block");
+  return out;
+}
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> allreduce_step(const StepContext<ExecutionSpace>& c,
+                                           const Tensor<Scalar, MemorySpace>& tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const MeshGroup& g = *c.group;
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
+  T out = T::uninitialized("einrel::reshard/tile", tile.bound());  // the caller's tile is only read
+  const int count = mpi_count<Scalar>(tile.size());
+  const MPI_Op op = mpi_op(c.state.type().partial_op);
+  c.ready();
+  reduction(
+      c.mesh, [&] { return MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()); },
+      [&](MPI_Request* r) {
+        return MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
+      },
+      "MPI_Allreduce");
+  return out;
+}
+
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> allpermute_step(const StepContext<ExecutionSpace>& c,
+                                            const Tensor<Scalar, MemorySpace>& tile) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
+  const int me = c.me;
+  const std::vector<int> source = c.state.permutation_sources(c.step.after);
+  int dest = me;
+  for (int r = 0; r < c.state.ranks(); ++r)
+    if (source[r] == me && r != me) dest = r;
+  const T out = source[me] != me ? T::uninitialized("einrel::reshard/tile", tile.bound()) : T();
+  c.ready();
+  const MPI_Comm comm = c.mesh.comm().get();
+  if (source[me] != me) {
+    std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
+    comm::check_mpi(
+        MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0, comm, &requests[0]),
+        "MPI_Irecv");
+    if (dest != me)
+      comm::check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, comm, &requests[1]),
+                      "MPI_Isend");
+    comm::wait_all(requests, "MPI_Irecv/MPI_Isend");
+    return out;
+  }
+  if (dest != me) {
+    MPI_Request request;
+    comm::complete(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, comm, &request),
+                   request, "MPI_Isend");
+  }
+  return tile;
+}
+
 // The steps of `plan` on this rank's tile, memory the host can read (MPI reads and writes it).
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
                                       Tensor<Scalar, MemorySpace> tile, const StepHook& before_step) {
-  using T = Tensor<Scalar, MemorySpace>;
-  const MPI_Datatype type = comm::mpi_datatype<Scalar>();
   MeshState state(mesh.primes(), prime_factored(plan.from, plan.mesh));
   const int me = mesh.comm().rank();
   for (std::size_t index = 0; index < plan.steps.size(); ++index) {
@@ -120,145 +287,33 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
     // mesh, so every rank gets there before anything that may fail.
     const MeshGroup* const group = step_group(mesh, state, step);
     bool agreed = false;
-    auto ready = [&] {
+    const std::function<void()> ready = [&] {
       agreed = true;  // set first: a failure elsewhere throws from this very agreement
       comm::agree_on_failure(mesh.comm(), std::nullopt);
     };
     try {
       if (before_step) before_step(index);
-      const Bound shape = tile.bound();
       compat::fence(exec, "einrel::reshard: before a collective");
-      const Extent n = group_size(step, mesh.primes());
-      const int parts = static_cast<int>(n);
+      const StepContext<ExecutionSpace> c{exec, mesh, state, step, group, me, group_size(step, mesh.primes()), ready};
       switch (step.op) {
-        case Collective::allgather: {
-          const std::size_t i = step.dims[0];
-          const MeshGroup& g = *group;
-          T out = T::uninitialized("einrel::reshard/tile", with(shape, i, shape[i] * n));
-          // gathered straight into place when the tiles are slabs of the result in rank order
-          const bool direct = contiguous_slabs(shape, i) && in_position_order(g);
-          const T gathered = direct ? T(Bound{out.size()}, out.view())
-                                    : T::uninitialized("einrel::reshard/gathered", {n * tile.size()});
-          ready();
-          MPI_Request request;
-          comm::complete(
-              MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
-                             mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
-              request, "MPI_Iallgather");
-          for (int k = 0; k < parts && !direct; ++k)
-            einrel::copy_box(exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
-                             with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
-          tile = out;
+        case Collective::allgather:
+          tile = allgather_step(c, tile);
           break;
-        }
-        case Collective::dynslice: {
-          const std::size_t i = step.dims[0];
-          const Bound piece = with(shape, i, shape[i] / n);
-          T out = T::uninitialized("einrel::reshard/tile", piece);
-          einrel::copy_box(exec, tile,
-                           with(std::vector<Extent>(shape.size(), 0), i, state.position(me, step.axes) * piece[i]), out,
-                           std::vector<Extent>(shape.size(), 0), piece);
-          ready();  // no MPI: agreed so that a failure here is not met in the next step's collective
-          tile = out;
+        case Collective::dynslice:
+          tile = dynslice_step(c, tile);
           break;
-        }
-        case Collective::alltoall: {
-          const std::size_t i = step.dims[0], j = step.dims[1];
-          const MeshGroup& g = *group;
-          const Bound piece = with(shape, j, shape[j] / n);
-          T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * n));
-          // sent from and received into place when the pieces are slabs in rank order
-          const bool direct_send = contiguous_slabs(shape, j) && in_position_order(g);
-          const bool direct_receive = contiguous_slabs(out.bound(), i) && in_position_order(g);
-          const T send = direct_send ? T(Bound{tile.size()}, tile.view())
-                                     : T::uninitialized("einrel::reshard/send", {tile.size()});
-          const T receive = direct_receive ? T(Bound{out.size()}, out.view())
-                                           : T::uninitialized("einrel::reshard/receive", {tile.size()});
-          for (int k = 0; k < parts && !direct_send; ++k)  // to the member at position p: piece p along j
-            einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
-                             slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
-          compat::fence(exec, "einrel::reshard: packed");
-          ready();
-          MPI_Request request;
-          comm::complete(
-              MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
-                            mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
-              request, "MPI_Ialltoall");
-          for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
-            einrel::copy_box(exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
-                             with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
-          tile = out;
+        case Collective::alltoall:
+          tile = alltoall_step(c, tile);
           break;
-        }
-        case Collective::reducescatter: {
-          const std::size_t i = step.dims[0];
-          const MeshGroup& g = *group;
-          const Bound piece = with(shape, i, shape[i] / n);
-          const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
-          const T send = direct_send ? T(Bound{tile.size()}, tile.view())
-                                     : T::uninitialized("einrel::reshard/send", {tile.size()});
-          for (int k = 0; k < parts && !direct_send; ++k)
-            einrel::copy_box(exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
-                             slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
-          compat::fence(exec, "einrel::reshard: packed");
-          T out = T::uninitialized("einrel::reshard/tile", piece);
-          const int count = mpi_count<Scalar>(num_elements(piece));
-          const MPI_Op op = mpi_op(state.type().partial_op);
-          ready();
-          reduction(
-              mesh,
-              [&] {
-                return MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get());
-              },
-              [&](MPI_Request* r) {
-                return MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(),
-                                                 r);
-              },
-              "MPI_Reduce_scatter_block");
-          tile = out;
+        case Collective::reducescatter:
+          tile = reducescatter_step(c, tile);
           break;
-        }
-        case Collective::allreduce: {
-          const MeshGroup& g = *group;
-          T out = T::uninitialized("einrel::reshard/tile", shape);  // the caller's tile is only read
-          const int count = mpi_count<Scalar>(tile.size());
-          const MPI_Op op = mpi_op(state.type().partial_op);
-          ready();
-          reduction(
-              mesh, [&] { return MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()); },
-              [&](MPI_Request* r) {
-                return MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
-              },
-              "MPI_Allreduce");
-          tile = out;
+        case Collective::allreduce:
+          tile = allreduce_step(c, tile);
           break;
-        }
-        case Collective::allpermute: {
-          const std::vector<int> source = state.permutation_sources(step.after);
-          int dest = me;
-          for (int r = 0; r < state.ranks(); ++r)
-            if (source[r] == me && r != me) dest = r;
-          const T out = source[me] != me ? T::uninitialized("einrel::reshard/tile", shape) : T();
-          ready();
-          if (source[me] != me) {
-            std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
-            comm::check_mpi(MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0,
-                                      mesh.comm().get(), &requests[0]),
-                            "MPI_Irecv");
-            if (dest != me)
-              comm::check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0,
-                                        mesh.comm().get(), &requests[1]),
-                              "MPI_Isend");
-            comm::wait_all(requests, "MPI_Irecv/MPI_Isend");
-            tile = out;
-          } else if (dest != me) {
-            MPI_Request request;
-            comm::complete(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0,
-                                     mesh.comm().get(), &request),
-                           request, "MPI_Isend");
-          }
+        case Collective::allpermute:
+          tile = allpermute_step(c, tile);
           break;
-        }
       }
     } catch (const std::exception& e) {
       if (agreed) throw;  // every rank passed ready(): an MPI error, already everyone's to handle
