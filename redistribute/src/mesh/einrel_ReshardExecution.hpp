@@ -158,6 +158,24 @@ Tensor<Scalar, MemorySpace> dynslice_step(const StepContext<ExecutionSpace>& c,
   return out;
 }
 
+// What a rank sends to its group, member by member: the tile cut along dimension d into pieces of `piece`, the
+// piece at offset p for the member at position p — the tile itself when those pieces are already slabs in
+// member order, else a packed copy. Fenced.
+template <class ExecutionSpace, class Scalar, class MemorySpace>
+Tensor<Scalar, MemorySpace> packed_for_members(const StepContext<ExecutionSpace>& c,
+                                               const Tensor<Scalar, MemorySpace>& tile, const Bound& piece,
+                                               std::size_t d) {
+  using T = Tensor<Scalar, MemorySpace>;
+  const MeshGroup& g = *c.group;
+  const std::vector<Extent> origin(piece.size(), 0);
+  const bool direct = contiguous_slabs(tile.bound(), d) && in_position_order(g);
+  const T send = direct ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
+  for (int k = 0; k < static_cast<int>(c.n) && !direct; ++k)
+    einrel::copy_box(c.exec, tile, with(origin, d, g.position_of[k] * piece[d]), slot(send, piece, k), origin, piece);
+  compat::fence(c.exec, "einrel::reshard: packed");
+  return send;
+}
+
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> alltoall_step(const StepContext<ExecutionSpace>& c,
                                           const Tensor<Scalar, MemorySpace>& tile) {
@@ -169,17 +187,11 @@ Tensor<Scalar, MemorySpace> alltoall_step(const StepContext<ExecutionSpace>& c,
   const int parts = static_cast<int>(c.n);
   const Bound piece = with(shape, j, shape[j] / c.n);
   T out = T::uninitialized("einrel::reshard/tile", with(piece, i, shape[i] * c.n));
-  // sent from and received into place when the pieces are slabs in rank order
-  const bool direct_send = contiguous_slabs(shape, j) && in_position_order(g);
+  // received into place when the pieces are slabs in rank order
   const bool direct_receive = contiguous_slabs(out.bound(), i) && in_position_order(g);
-  const T send =
-      direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
   const T receive =
       direct_receive ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/receive", {tile.size()});
-  for (int k = 0; k < parts && !direct_send; ++k)  // to the member at position p: piece p along j
-    einrel::copy_box(c.exec, tile, with(std::vector<Extent>(shape.size(), 0), j, g.position_of[k] * piece[j]),
-                     slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
-  compat::fence(c.exec, "einrel::reshard: packed");
+  const T send = packed_for_members(c, tile, piece, j);  // to the member at position p: piece p along j
   c.ready();
   MPI_Request request;
   comm::complete(MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
@@ -195,18 +207,11 @@ template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> reducescatter_step(const StepContext<ExecutionSpace>& c,
                                                const Tensor<Scalar, MemorySpace>& tile) {
   using T = Tensor<Scalar, MemorySpace>;
-  const Bound shape = tile.bound();
   const std::size_t i = c.step.dims[0];
   const MeshGroup& g = *c.group;
   const MPI_Datatype type = comm::mpi_datatype<Scalar>();
-  const Bound piece = with(shape, i, shape[i] / c.n);
-  const bool direct_send = contiguous_slabs(shape, i) && in_position_order(g);
-  const T send =
-      direct_send ? T(Bound{tile.size()}, tile.view()) : T::uninitialized("einrel::reshard/send", {tile.size()});
-  for (int k = 0; k < static_cast<int>(c.n) && !direct_send; ++k)
-    einrel::copy_box(c.exec, tile, with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * piece[i]),
-                     slot(send, piece, k), std::vector<Extent>(shape.size(), 0), piece);
-  compat::fence(c.exec, "einrel::reshard: packed");
+  const Bound piece = with(tile.bound(), i, tile.bound()[i] / c.n);
+  const T send = packed_for_members(c, tile, piece, i);
   T out = T::uninitialized("einrel::reshard/tile", piece);
   const int count = mpi_count<Scalar>(num_elements(piece));
   const MPI_Op op = mpi_op(c.state.type().partial_op);
