@@ -89,6 +89,9 @@ class Program {
 
   const Graph& graph() const { return session_ ? session_->graph() : graph_; }
   const partition::Plan& plan() const { return session().plan(); }
+  // The plan with what its choice found: which planner proposed it, its estimated makespan
+  // (estimated_seconds()), the schedule it was costed on and that schedule's dry run.
+  const engine::FittedPlan& fitted() const { return session().fitted(); }
   const engine::Schedule& schedule() const { return session().schedule(); }
   const comm::Communicator& comm() const { return comm_; }
   // The dry run of the schedule: what each rank moves and holds, and the memory estimate.

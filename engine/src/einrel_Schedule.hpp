@@ -51,11 +51,9 @@ class Schedule {
   // from the input's source into operand_layout(k) (InputReads::again): it moves nothing, and costs each
   // rank the floats it reads, at the model's file rate. Carried inputs are always moved.
   bool reads_again(VertexId v, std::size_t k) const { return reads_again_[v][k]; }
-  // Whether graph input v is streamed: read from its source by its one reader's kernel calls, each block of
-  // its operand layout just before the first call on a rank that reads it and released after the last, so a
-  // rank holds the input only while its calls need it (docs/engine.md "Streamed inputs"). Holds with
-  // InputReads::again for an input read by one operand edge that is no graph output and not carried; nothing
-  // is loaded for it before the run, and it moves nothing.
+  // Whether graph input v is streamed: read from its source block by block by its one reader's kernel calls,
+  // held only while they need it, nothing loaded before the run and nothing moved (InputReads::again, one
+  // reading edge, no output, not carried; docs/engine.md "Streamed inputs").
   bool streamed(VertexId v) const { return streamed_[v]; }
   // The shape of a block-sparse value (docs/sparse.md): a sparse input's bound shape, or the output shape of
   // a vertex that skips absent blocks and reads a sparse value; empty for a dense value. Its layout has no
@@ -70,17 +68,10 @@ class Schedule {
   // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand, one read
   // again, or a streamed input.
   const Transition& transition(VertexId v, std::size_t k) const;
-  // Whether EinSum vertex v leaves its partial results unreduced (einsum-sharding-rules.txt's Partial): its
-  // aggregated labels are partitioned, it is no graph output and has one reader, and that reader's
-  // transition by collectives from the partials (a reduce-scatter first) is no slower by the model than
-  // reducing on the owners and moving the result (or the policy asks for collectives). layout(v) is then
-  // vs.partial_layout() and the reduction happens in the reader's transition.
-  // An element-wise vertex can consume partial results as they are (einsum-sharding-rules.txt: a sum of
-  // Partial values is Partial): its join is the pending ⊕ of both operands (add for sum, max, min, mul for
-  // prod) with no map, the operands are two distinct such vertices with the same partial layout that it
-  // alone reads, in its own label order, and it is deferred in turn. Then it runs on the partial blocks
-  // (on_partials), moves nothing, and one reduction in its reader's transition replaces two, when the model
-  // says that is no slower (or the policy asks for collectives).
+  // Whether EinSum vertex v leaves its partial results unreduced, for its one reader's transition by collectives
+  // to reduce (layout(v) is then vs.partial_layout()); on_partials: whether an element-wise vertex combines two
+  // such vertices' partial blocks where they lie, deferred in turn. The conditions and the model's test are
+  // docs/engine.md "Transitions" (deferred reductions, partial values combined as they are).
   bool deferred(VertexId v) const { return deferred_[v]; }
   bool on_partials(VertexId v) const { return vertices_[v] && vertices_[v]->on_partials(); }
   // Calls f(v, k, transition) for every operand moved by collectives, in vertex and operand order.

@@ -16,18 +16,6 @@
 
 namespace einrel::engine {
 
-// Local (no messages): walks one execution of `schedule` on this rank in execute()'s order, taking from the
-// memory space's BlockPool every block it will take (the inputs' blocks, operand copies, partial blocks,
-// reduction receives),
-// growing `exchange`'s buffers to each redistribution's needs, touching all of it, and giving the blocks
-// back when execute would. The execution that follows then finds its blocks cached in the pool and its
-// buffers allocated: no fresh pages are first-touched inside its timed phases (docs/engine.md "Memory": their
-// first touch can cost more than an element-wise vertex's kernels). What stays
-// allocated afterwards: the pool's cache (bounded by its limit) and the exchange buffers. Kernel
-// temporaries (kernels::einsum_scratch) are taken too, once per kind of call, and the vendor BLAS' own
-// packing buffers are touched by one small GEMM (kernels::warm_vendor_gemm). Call it before loading the
-// inputs, whose blocks then come from the pool's cache too. ScaLAPACK-style drivers allocate their arrays
-// before timing the same way.
 namespace detail {
 
 // A kernel call that reaches the vendor GEMM: its vertex, operand bounds and GEMM.
@@ -202,12 +190,18 @@ class WarmWalk {
 
 }  // namespace detail
 
+// Local (no messages): takes from the memory space's BlockPool, touches and gives back every block one
+// execution of `steps` on this rank will take, grows `exchange`'s buffers to each redistribution's needs,
+// takes each kind of kernel call's temporaries and touches the vendor BLAS' packing buffers, so that execute
+// then first-touches no page (docs/engine.md "Memory"). Afterwards the pool's cache and the exchange buffers
+// stay allocated. Call it before loading the inputs, whose blocks then come from the cache too.
 template <class ExecutionSpace>
 void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
                  const Graph& graph, const Schedule& schedule, const RankSteps& steps, const Options& options = {}) {
   detail::WarmWalk<ExecutionSpace>(exec, exchange, graph, schedule, options).run(steps);
 }
 
+// The same, computing this rank's steps.
 template <class ExecutionSpace>
 void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
                  const Graph& graph, const Schedule& schedule, const Options& options = {}) {

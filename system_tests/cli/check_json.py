@@ -3,8 +3,8 @@
 
     check_json.py --einrel E [--mpiexec M --ranks N] --work-dir D --expect EXPR [--expect EXPR ...] -- ARGS...
 
-ARGS is the command line after `einrel` (`plan G ...` or `run G ...`). A `plan` gets `--format json` and its
-standard output is the document; a `run` gets `--report D/report.json`, which is the document. Each EXPR is a
+ARGS is the command line after `einrel` (`plan G ...`, `reshard ...` or `run G ...`). A `plan` or `reshard`
+gets `--format json` and its standard output is the document; a `run` gets `--report D/report.json`, which is the document. Each EXPR is a
 Python expression over `j` (the document) and `node(name)` (a plan's or report's vertex by name) that must be
 true, e.g. "j['procs'] == 4" or "node('C')['partition'] == {'i': 2, 'j': 2, 'k': 2}". Exit 0 when every
 expression holds; otherwise each failed one and the document are printed, exit 1.
@@ -26,20 +26,20 @@ def main():
     parser.add_argument("args", nargs=argparse.REMAINDER)
     o = parser.parse_args()
     args = o.args[1:] if o.args[:1] == ["--"] else o.args
-    if not args or args[0] not in ("plan", "run") or not o.expect:
-        parser.error("give --expect and a plan or run command after --")
+    if not args or args[0] not in ("plan", "reshard", "run") or not o.expect:
+        parser.error("give --expect and a plan, reshard or run command after --")
     os.makedirs(o.work_dir, exist_ok=True)
     report = os.path.abspath(os.path.join(o.work_dir, "report.json"))
     if os.path.exists(report):
         os.remove(report)
-    command = [o.einrel] + args + (["--format", "json"] if args[0] == "plan" else ["--report", report])
+    command = [o.einrel] + args + (["--report", report] if args[0] == "run" else ["--format", "json"])
     if o.ranks:
         command = [o.mpiexec, "-n", str(o.ranks)] + command
     p = subprocess.run(command, capture_output=True, text=True)
     if p.returncode != 0:
         print(f"einrel failed ({p.returncode}): {' '.join(command)}\n{p.stdout}{p.stderr}")
         return 1
-    j = json.loads(p.stdout if args[0] == "plan" else open(report).read())
+    j = json.loads(open(report).read() if args[0] == "run" else p.stdout)
     nodes = j.get("nodes", j.get("vertices", []))
 
     def node(name):

@@ -277,6 +277,9 @@ TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
   g.output(c);
   Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
   EXPECT_THROW(program.last_report(), Error);
+  EXPECT_EQ(program.fitted().plan.partitions, program.plan().partitions);
+  EXPECT_FALSE(program.fitted().proposed_by.empty());
+  EXPECT_GT(program.fitted().estimated_seconds(), 0);
   auto a_values = test::random_values<double>(a_bound, 7);
   const auto b_values = test::random_values<double>(b_bound, 8, 0.5, 1.0);  // no zero: ±Inf · b stays ±Inf
   a_values[0] = std::numeric_limits<double>::quiet_NaN();                   // row 0 of C: 5 NaN
