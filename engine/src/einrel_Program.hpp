@@ -1,20 +1,23 @@
 #ifndef EINREL_PROGRAM_HPP
 #define EINREL_PROGRAM_HPP
 
-#include <einrel_BoxCopy.hpp>
-#include <einrel_Cover.hpp>
+#include <einrel_Bound.hpp>
+#include <einrel_Dtype.hpp>
+#include <einrel_EngineResult.hpp>
+#include <einrel_Error.hpp>
+#include <einrel_ExecutionReport.hpp>
+#include <einrel_Graph.hpp>
 #include <einrel_HostEnvironment.hpp>
-#include <einrel_KokkosCompat.hpp>
+#include <einrel_Options.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_Planner.hpp>
-#include <einrel_Session.hpp>
+#include <einrel_Schedule.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
-#include <optional>
+#include <memory>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -54,18 +57,28 @@ LocalPiece<typename View::non_const_value_type, typename View::memory_space> loc
   return {box, Unmanaged(const_cast<Scalar*>(view.data()), static_cast<std::size_t>(box.size()))};
 }
 
+namespace engine {
+template <class ExecutionSpace>
+class ProgramState;
+}  // namespace engine
+
 // A graph planned once for a communicator and executed many times (a host code's time loop): the plan,
 // the schedule, the layouts of the host code's pieces, every redistribution plan between them and
 // einrel's layouts, einrel's copies of pieces that are not whole grid cells, and the exchange buffers are
 // made on the first execute and reused by every later one.
 //
 // Inputs and outputs are handed over as LocalPieces in the host code's decomposition (set_input,
-// set_output: any non-overlapping cover of the tensor by boxes, see einrel_Cover.hpp); every output is
-// also available in einrel's own layout (output()). A piece whose box is exactly one cell of the refined
-// cover (a slab of a slab decomposition) is used in place; others are copied through einrel's cells.
+// set_output: any non-overlapping cover of the tensor by boxes); every output is also available in
+// einrel's own layout (output()). A piece whose box is exactly one cell of the refined cover (a slab of a
+// slab decomposition) is used in place; others are copied through einrel's cells.
+//
+// Program is compiled inside the library for each Kokkos backend einrel was built with (the extern
+// template declarations below): a host file that uses it compiles only this header. Scalar is float or
+// double.
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace>
 class Program {
  public:
+  using execution_space = ExecutionSpace;
   using memory_space = typename ExecutionSpace::memory_space;
   template <class Scalar>
   using Piece = LocalPiece<Scalar, memory_space>;
@@ -73,44 +86,43 @@ class Program {
   using Distributed = redistribute::DistributedTensorRelation<Scalar, memory_space>;
 
   // Collective over comm: checks the host environment (check_host_environment), duplicates comm, and sets
-  // up the pipeline (engine::Session: the plan within options.memory_limit, the schedule, this rank's steps,
-  // the memory estimate and the node's memory check). The same Error on every rank for a bad graph,
-  // planner, p or memory limit.
-  // `options`: how the graph is planned and run, the same as `einrel run`'s (engine::Options: procs; the
-  // planner, one of partition::planner_names(); cost model; transitions; memory limit per rank; exchange
-  // buffer limit; warm memory, on by default).
+  // up the pipeline: the plan within options.memory_limit, the schedule, this rank's steps, the memory
+  // estimate and the node's memory check. The same Error on every rank for a bad graph, planner, p or memory
+  // limit. `options`: how the graph is planned and run, the same as `einrel run`'s (einrel::Options).
   // A sparse input (docs/sparse.md) whose shape the graph does not bind takes it from its pieces: the cells
   // of the refined cover that no rank's piece holds are its absent blocks. The graph is then planned at the
   // first execute, once every rank's pieces are known.
-  Program(MPI_Comm comm, Graph graph, const engine::Options& options = {})
-      : comm_(checked(comm)), graph_(std::move(graph)), options_(options), bindings_(graph_.size()) {
-    if (!shapes_from_pieces()) session_.emplace(comm_, graph_, options_);
-  }
+  Program(MPI_Comm comm, Graph graph, const engine::Options& options = {});
+  ~Program();
+  Program(Program&&) noexcept;
+  Program& operator=(Program&&) noexcept;
 
-  const Graph& graph() const { return session_ ? session_->graph() : graph_; }
-  const partition::Plan& plan() const { return session().plan(); }
+  const Graph& graph() const;
+  // The plan: each vertex's partition vector (Plan::partitions[v].str(), e.g. "{i:2,j:1,k:2}") and p.
+  const partition::Plan& plan() const;
   // The plan with what its choice found: which planner proposed it, its estimated makespan
   // (estimated_seconds()), the schedule it was costed on and that schedule's dry run.
-  const engine::FittedPlan& fitted() const { return session().fitted(); }
-  const engine::Schedule& schedule() const { return session().schedule(); }
-  const comm::Communicator& comm() const { return comm_; }
+  const engine::FittedPlan& fitted() const;
+  // Each vertex's layout, shape and transitions on this communicator.
+  const engine::Schedule& schedule() const;
+  const comm::Communicator& comm() const;
   // The dry run of the schedule: what each rank moves and holds, and the memory estimate.
-  const engine::Traffic& estimate() const { return session().estimate(); }
+  const engine::Traffic& estimate() const;
   // Whether the graph is planned: at construction, or, where sparse inputs take their shapes from their
   // pieces, at the first execute.
-  bool planned() const { return session_.has_value(); }
+  bool planned() const;
 
   // Local: this rank's pieces of input `name` for the next executions (the views must stay valid through
   // them; the host code may change their elements between executions). Throws Error when `name` is not an
   // input of the graph, Scalar is not its dtype, or a piece has another rank than the tensor.
   template <class Scalar>
   void set_input(const std::string& name, std::vector<Piece<Scalar>> pieces) {
-    bind<Scalar>(name, true, std::move(pieces));
+    bind(name, true, PieceList(std::move(pieces)));
   }
   // Local: where this rank wants its pieces of output `name` written after each execution.
   template <class Scalar>
   void set_output(const std::string& name, std::vector<Piece<Scalar>> pieces) {
-    bind<Scalar>(name, false, std::move(pieces));
+    bind(name, false, PieceList(std::move(pieces)));
   }
 
   // Collective over the communicator: runs the graph once on the pieces set last, writes the outputs set
@@ -118,281 +130,46 @@ class Program {
   // also gathers every rank's boxes and makes the layouts, plans and blocks later calls reuse. Throws the
   // same Error on every rank when any rank fails: an input without pieces, pieces that do not cover a
   // tensor or overlap, boxes that differ from the first execution's, or any failure of the engine.
-  const engine::EngineResult<memory_space>& execute(const ExecutionSpace& exec) {
-    comm::collectively(comm_, [&] { check_bindings(); });
-    if (!session_) plan_with_piece_shapes();
-    result_.reset();          // the last outputs' blocks go back to the pool for this execution
-    session_->prepare(exec);  // the first time, with options.warm_memory: every block the executions take
-    if (!prepared_) prepare();
-    std::vector<std::optional<engine::AnyDistributed<memory_space>>> values(graph().size());
-    for (VertexId v = 0; v < graph().size(); ++v)
-      if (graph().vertex(v).is_input()) values[v] = import_input(exec, v);
-    result_ = session_->execute(exec, std::move(values));
-    for (VertexId v : graph().outputs())
-      if (bindings_[v]) export_output(exec, v);
-    compat::fence(exec, "einrel::Program: outputs written");
-    ++executions_;
-    return *result_;
-  }
-  const engine::EngineResult<memory_space>& execute() { return execute(ExecutionSpace{}); }
+  const engine::EngineResult<memory_space>& execute(const ExecutionSpace& exec);
+  const engine::EngineResult<memory_space>& execute();
 
   // Collective over the communicator: what the last execution measured on every rank (per rank floats sent,
   // received and read, peak block and allocator bytes, tuples, flops; per vertex the slowest rank's times
   // and the floats moved; outputs holding NaN or ±Inf), the same on every rank. Throws Error before the
   // first execution.
-  engine::ExecutionReport last_report() const {
-    comm::collectively(comm_, [&] {
-      if (!result_) throw Error("no execution to report: call execute first");
-    });
-    return session_->report(ExecutionSpace{}, *result_);
-  }
+  engine::ExecutionReport last_report() const;
 
-  // Output `name` of the last execution in einrel's layout (this rank's blocks). Throws Error before the
-  // first execution, for a name that is not an output, or for another dtype.
+  // Local: output `name` of the last execution in einrel's layout (this rank's blocks). Throws Error before
+  // the first execution, for a name that is not an output, or for another dtype.
   template <class Scalar>
   const Distributed<Scalar>& output(const std::string& name) const {
-    const VertexId v = vertex_of(name);
-    if (!result_ || !result_->values[v]) throw Error("'" + name + "' is not an output of the last execution");
-    if (dtype_of<Scalar>() != graph().vertex(v).dtype) throw Error("output '" + name + "' is not of that dtype");
-    return std::get<Distributed<Scalar>>(*result_->values[v]);
+    return std::get<Distributed<Scalar>>(output_value(name, dtype_of<Scalar>()));
   }
 
   // How many executions completed.
-  int executions() const { return executions_; }
+  int executions() const;
 
  private:
-  // One host-code tensor: its pieces, then (from the first execution) the refined cover, the plan between it
-  // and einrel's layout, einrel's cell blocks that are not a whole piece, and for inputs the target blocks.
-  // One cell of a cover on this rank: in piece `piece`, at `corner` of it. A cell that is the whole piece is
-  // used in place (no block); any other has a block of einrel's that the piece is copied into or out of.
   template <class Scalar>
-  struct CellPlace {
-    std::size_t piece;
-    Key key;
-    std::vector<Extent> corner;
-    std::optional<Tensor<Scalar, memory_space>> block;
-  };
+  using PieceVector = std::vector<Piece<Scalar>>;
+  using PieceList = std::variant<PieceVector<float>, PieceVector<double>>;
 
-  template <class Scalar>
-  struct Binding {
-    using scalar_type = Scalar;
-    bool input = true;
-    std::vector<Piece<Scalar>> pieces;
-    std::vector<Box> boxes;  // those of the first execution
-    std::optional<redistribute::BlockLayout> cover;
-    std::optional<redistribute::RedistributionPlan> plan;
-    std::vector<CellPlace<Scalar>> cells;       // this rank's cells of the cover, in piece order
-    std::optional<Distributed<Scalar>> target;  // inputs: the schedule's layout
-  };
-  using AnyBinding = std::variant<Binding<float>, Binding<double>>;
+  void bind(const std::string& name, bool input, PieceList pieces);
+  const engine::AnyDistributed<memory_space>& output_value(const std::string& name, Dtype dtype) const;
 
-  // Whether Kokkos threads compute while einrel calls MPI (any backend but Serial).
-  static constexpr bool runs_threads() {
-#ifdef KOKKOS_ENABLE_SERIAL
-    return !std::is_same_v<ExecutionSpace, Kokkos::Serial>;
-#else
-    return true;
-#endif
-  }
-
-  static comm::Communicator checked(MPI_Comm comm) {
-    check_host_environment(runs_threads());
-    return comm::Communicator(comm);
-  }
-
-  const engine::Session<ExecutionSpace>& session() const {
-    if (!session_)
-      throw Error("the graph is planned at the first execute: its sparse inputs take their shapes from their pieces");
-    return *session_;
-  }
-
-  // Whether a sparse input has no shape bound: it takes it from its pieces.
-  bool shapes_from_pieces() const {
-    return std::any_of(graph_.vertices().begin(), graph_.vertices().end(),
-                       [](const Vertex& v) { return v.sparse && !v.shape; });
-  }
-
-  // Collective: binds every sparse input without a shape to the cells its pieces hold (all ranks' boxes,
-  // gathered), then plans the graph.
-  void plan_with_piece_shapes() {
-    for (VertexId v = 0; v < graph_.size(); ++v) {
-      const Vertex& vertex = graph_.vertex(v);
-      if (!vertex.sparse || vertex.shape) continue;
-      const auto all = redistribute::gather_boxes(
-          comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *bindings_[v]));
-      comm::collectively(comm_, [&] {
-        try {
-          const redistribute::BlockLayout cover = redistribute::cover_layout(vertex.bound, all, true);
-          std::vector<bool> present;
-          for (Extent b = 0; b < cover.grid().num_blocks(); ++b) present.push_back(!cover.placement().absent(b));
-          graph_.bind_shape(v, BlockShape(cover.grid(), std::move(present)));
-        } catch (const Error& e) {
-          throw Error("the pieces of '" + vertex.name + "': " + e.what());
-        }
-      });
-    }
-    session_.emplace(comm_, graph_, options_);
-  }
-
-  VertexId vertex_of(const std::string& name) const {
-    const auto v = graph().find(name);
-    if (!v) throw Error("the graph has no tensor '" + name + "'");
-    return *v;
-  }
-
-  template <class Scalar>
-  void bind(const std::string& name, bool input, std::vector<Piece<Scalar>> pieces) {
-    const VertexId v = vertex_of(name);
-    const Vertex& vertex = graph().vertex(v);
-    if (input != vertex.is_input())
-      throw Error("'" + name + "' is " + (input ? "not an input" : "an input, not an output") + " of the graph");
-    if (!input && std::find(graph().outputs().begin(), graph().outputs().end(), v) == graph().outputs().end())
-      throw Error("'" + name + "' is not an output of the graph");
-    if (dtype_of<Scalar>() != vertex.dtype)
-      throw Error("'" + name + "' is " + std::string(dtype_name(vertex.dtype)) + ", not " +
-                  std::string(dtype_name(dtype_of<Scalar>())));
-    for (const auto& p : pieces)
-      if (p.box.lo.size() != vertex.bound.size() || p.box.hi.size() != vertex.bound.size())
-        throw Error("a piece of '" + name + "' has a box of rank " + std::to_string(p.box.lo.size()) +
-                    " but the tensor has rank " + std::to_string(vertex.bound.size()));
-    if (!bindings_[v]) bindings_[v] = Binding<Scalar>{input, {}, {}, {}, {}, {}, {}};
-    std::get<Binding<Scalar>>(*bindings_[v]).pieces = std::move(pieces);
-  }
-
-  void check_bindings() const {
-    for (VertexId v = 0; v < graph().size(); ++v) {
-      const Vertex& vertex = graph().vertex(v);
-      if (vertex.is_input() && !bindings_[v])
-        throw Error("input '" + vertex.name + "' has no pieces on rank " + std::to_string(comm_.rank()) +
-                    " (set_input, with an empty list on a rank that holds none of it)");
-      if (!prepared_ || !bindings_[v]) continue;
-      std::visit(
-          [&](const auto& b) {
-            if (!b.cover)
-              throw Error("'" + vertex.name + "' got pieces on rank " + std::to_string(comm_.rank()) +
-                          " after the first execution; a new binding needs a new Program");
-            if (boxes_of(b.pieces) != b.boxes)
-              throw Error("the pieces of '" + vertex.name + "' on rank " + std::to_string(comm_.rank()) +
-                          " cover other boxes than at the first execution; a new decomposition needs a new Program");
-          },
-          *bindings_[v]);
-    }
-  }
-
-  // Collective: the covers, plans and blocks of every binding (in vertex order on every rank).
-  void prepare() {
-    for (VertexId v = 0; v < graph().size(); ++v) {
-      if (bound_on_every_rank(v)) std::visit([&](auto& b) { prepare_binding(v, b); }, *bindings_[v]);
-    }
-    prepared_ = true;
-  }
-
-  // Collective: whether every rank has pieces of v (all or none of them must have).
-  bool bound_on_every_rank(VertexId v) const {
-    const int mine[2] = {bindings_[v] ? 1 : 0, bindings_[v] ? 0 : 1};  // the minima say "all" and "none"
-    int least[2];
-    MPI_Request request;
-    comm::complete(MPI_Iallreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_.get(), &request), request, "MPI_Iallreduce");
-    const bool all = least[0] == 1, none = least[1] == 1;
-    comm::collectively(comm_, [&] {
-      if (!all && !none)
-        throw Error("'" + graph().vertex(v).name + "' has pieces on some ranks only: call set_output on every rank " +
-                    "(with an empty list where a rank holds none of it)");
-    });
-    return all;
-  }
-
-  template <class Scalar>
-  void prepare_binding(VertexId v, Binding<Scalar>& b) {
-    const Vertex& vertex = graph().vertex(v);
-    b.boxes = boxes_of(b.pieces);
-    const auto all = redistribute::gather_boxes(comm_, b.boxes);
-    comm::collectively(comm_, [&] {
-      try {
-        b.cover = redistribute::cover_layout(vertex.bound, all, vertex.sparse);
-      } catch (const Error& e) {
-        throw Error("the pieces of '" + vertex.name + "': " + e.what());
-      }
-      const auto& layout = schedule().layout(v);
-      const redistribute::ExchangeLimits limits = session_->options().exchange_limits();
-      b.plan = b.input ? redistribute::RedistributionPlan(*b.cover, layout, comm_.rank(), sizeof(Scalar), limits)
-                       : redistribute::RedistributionPlan(layout, *b.cover, comm_.rank(), sizeof(Scalar), limits);
-      const BlockGrid& grid = b.cover->grid();
-      for (std::size_t i = 0; i < b.pieces.size(); ++i)
-        for (Extent id : redistribute::cells_in(*b.cover, b.boxes[i])) {
-          const Key key = grid.key(id);
-          const Box cell = grid.box(key);
-          CellPlace<Scalar> place{i, key, std::vector<Extent>(cell.lo.size()), std::nullopt};
-          for (std::size_t d = 0; d < cell.lo.size(); ++d) place.corner[d] = cell.lo[d] - b.boxes[i].lo[d];
-          if (!(cell == b.boxes[i]))
-            place.block =
-                Tensor<Scalar, memory_space>::uninitialized("einrel::Program/" + vertex.name + "/cell", cell.extents());
-          b.cells.push_back(std::move(place));
-        }
-      if (b.input) b.target = Distributed<Scalar>::allocate("einrel::Program/" + vertex.name, comm_, layout);
-    });
-  }
-
-  // This rank's cells of b's cover as a relation: pieces used in place where a piece is one cell, einrel's
-  // blocks elsewhere; `copy(piece, block, corner)` is called for each of the latter.
-  template <class Scalar, class Copy>
-  Relation<Scalar, memory_space> cells(const Binding<Scalar>& b, Copy&& copy) const {
-    using View = typename Tensor<Scalar, memory_space>::view_type;  // unmanaged: made from a pointer
-    Relation<Scalar, memory_space> cells(b.cover->grid().rank());
-    for (const CellPlace<Scalar>& place : b.cells) {
-      const auto& data = b.pieces[place.piece].data;
-      const Tensor<Scalar, memory_space> piece(b.boxes[place.piece].extents(), View(data.data(), data.size()));
-      if (place.block) copy(piece, *place.block, place.corner);
-      cells.insert(place.key, place.block ? *place.block : piece);
-    }
-    return cells;
-  }
-
-  template <class Scalar>
-  static std::vector<Box> boxes_of(const std::vector<Piece<Scalar>>& pieces) {
-    std::vector<Box> boxes;
-    for (const auto& p : pieces) boxes.push_back(p.box);
-    return boxes;
-  }
-
-  engine::AnyDistributed<memory_space> import_input(const ExecutionSpace& exec, VertexId v) {
-    return std::visit(
-        [&](auto& b) -> engine::AnyDistributed<memory_space> {
-          const auto source = cells(b, [&](const auto& piece, const auto& cell, const std::vector<Extent>& corner) {
-            copy_box(exec, piece, corner, cell, std::vector<Extent>(corner.size(), 0), cell.bound());
-          });
-          comm::collectively(comm_, [&] { session_->exchange().execute(exec, *b.plan, source, b.target->local()); });
-          return *b.target;
-        },
-        *bindings_[v]);
-  }
-
-  void export_output(const ExecutionSpace& exec, VertexId v) {
-    std::visit(
-        [&](auto& b) {
-          using Scalar = typename std::decay_t<decltype(b)>::scalar_type;
-          std::vector<std::tuple<Tensor<Scalar, memory_space>, Tensor<Scalar, memory_space>, std::vector<Extent>>>
-              later;
-          const auto target = cells(b, [&](const auto& piece, const auto& cell, const std::vector<Extent>& corner) {
-            later.emplace_back(piece, cell, corner);
-          });
-          const auto& value = std::get<Distributed<Scalar>>(*result_->values[v]);
-          comm::collectively(comm_, [&] { session_->exchange().execute(exec, *b.plan, value.local(), target); });
-          for (const auto& [piece, cell, corner] : later)
-            copy_box(exec, cell, std::vector<Extent>(corner.size(), 0), piece, corner, cell.bound());
-        },
-        *bindings_[v]);
-  }
-
-  comm::Communicator comm_;
-  Graph graph_;
-  engine::Options options_;
-  std::optional<engine::Session<ExecutionSpace>> session_;
-  std::vector<std::optional<AnyBinding>> bindings_;  // by vertex
-  bool prepared_ = false;
-  std::optional<engine::EngineResult<memory_space>> result_;
-  int executions_ = 0;
+  std::unique_ptr<engine::ProgramState<ExecutionSpace>> state_;
 };
+
+// Compiled in the library (einrel_Program.cpp), once per enabled backend.
+#ifdef KOKKOS_ENABLE_SERIAL
+extern template class Program<Kokkos::Serial>;
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+extern template class Program<Kokkos::OpenMP>;
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+extern template class Program<Kokkos::Cuda>;
+#endif
 
 }  // namespace einrel
 
