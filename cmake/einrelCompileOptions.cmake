@@ -38,13 +38,14 @@ function(einrel_sanitizer_test_environment)
   endforeach()
 endfunction()
 
-# einrel_module(NAME [HEADER_ONLY] SOURCES ... [PUBLIC_HEADERS ...] HEADERS ... [SUBFOLDERS ...] DEPENDS ...): one
-# library per module folder, exported as einrel::<NAME>; SUBFOLDERS are folders of src/ that hold a part of the
-# module (namespace einrel::<module>::<subfolder>), whose headers are included by name like the others. PUBLIC_HEADERS (the umbrella einrel.hpp) are installed at the top
-# of include/, the implementation HEADERS under include/einrel/detail/ (as Cabana and Kokkos Kernels do); both
-# folders are on an installed target's include path, so headers include each other by name alone.
+# einrel_module(NAME [HEADER_ONLY] SOURCES ... HEADERS ... [SUBFOLDERS ...] DEPENDS ...): one library per module
+# folder, exported as einrel::<NAME>. A module's public headers (what a library user includes: einrel.hpp and
+# the headers it names) lie in src/ and are installed at the top of include/; its internal ones lie in
+# src/detail/ and are installed under include/einrel/detail/ (as ArborX's details/ and Cabana's impl/). Both
+# folders are on the include path, so headers include each other by name alone. SUBFOLDERS are folders of
+# src/detail/ that hold an internal part of the module (namespace einrel::<module>::<subfolder>).
 function(einrel_module name)
-  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SOURCES;PUBLIC_HEADERS;HEADERS;SUBFOLDERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SOURCES;HEADERS;SUBFOLDERS;DEPENDS" ${ARGN})
   set(target einrel_${name})
   if(ARG_HEADER_ONLY)
     add_library(${target} INTERFACE)
@@ -60,11 +61,20 @@ function(einrel_module name)
   target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src>
                                                 $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
                                                 $<INSTALL_INTERFACE:${EINREL_INSTALL_DETAIL_INCLUDEDIR}>)
+  if(IS_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/src/detail)
+    target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src/detail>)
+  endif()
   foreach(folder IN LISTS ARG_SUBFOLDERS)
-    target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src/${folder}>)
+    target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/src/detail/${folder}>)
   endforeach()
   target_link_libraries(${target} ${scope} ${ARG_DEPENDS})
   install(TARGETS ${target} EXPORT einrelTargets)
-  install(FILES ${ARG_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(FILES ${ARG_HEADERS} DESTINATION ${EINREL_INSTALL_DETAIL_INCLUDEDIR})
+  foreach(header IN LISTS ARG_HEADERS)
+    if(header MATCHES "(^|/)detail/")
+      install(FILES ${header} DESTINATION ${EINREL_INSTALL_DETAIL_INCLUDEDIR})
+    else()
+      install(FILES ${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+      set_property(GLOBAL APPEND PROPERTY EINREL_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/${header})
+    endif()
+  endforeach()
 endfunction()

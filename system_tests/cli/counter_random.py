@@ -1,5 +1,5 @@
 """numpy implementation of `einrel run --random SEED` (docs/cli.md): written from the documented definition,
-independently of the C++ (core/src/einrel_CounterRandom.hpp), and checked against Random123's known answers."""
+independently of the C++ (core/tensor/src/detail/einrel_CounterRandom.hpp), and checked against Random123's known answers."""
 import numpy as np
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)

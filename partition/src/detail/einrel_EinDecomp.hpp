@@ -22,7 +22,7 @@ Partitioning eindecomp_linearized(const Graph& graph, Extent p, CostModel model,
 // The "eindecomp" planner: eindecomp_tree on tree-shaped graphs, else eindecomp_linearized with refinement.
 // This proposes; the plan that runs is chosen among this one and other candidates (the paper model's, the
 // baselines', finer and shape-aligned cuts) by the engine's dry run on the ranks it will run on:
-// engine::choose_plan in engine/src/einrel_PlanChoice.hpp.
+// engine::choose_plan in engine/src/detail/einrel_PlanChoice.hpp.
 Partitioning eindecomp(const Graph& graph, Extent p, CostModel model);
 
 }  // namespace einrel::partition
