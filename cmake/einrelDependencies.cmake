@@ -3,7 +3,7 @@
 # and HDF5.
 #
 # Hints: CMAKE_PREFIX_PATH or Kokkos_ROOT / KokkosKernels_ROOT / Teuchos_ROOT for the Kokkos stack,
-# MPI_CXX_COMPILER for MPI, HDF5_C_COMPILER_EXECUTABLE for parallel HDF5.
+# MPI_C_COMPILER, MPI_CXX_COMPILER and MPI_Fortran_COMPILER for MPI, HDF5_C_COMPILER_EXECUTABLE for parallel HDF5.
 
 include_guard(GLOBAL)
 
@@ -17,13 +17,30 @@ macro(_einrel_require package)
   endif()
 endmacro()
 
-macro(einrel_find_dependencies)
-  # Debian installs several MPIs side by side; Teuchos and parallel HDF5 are built against MPICH.
-  if(NOT MPI_CXX_COMPILER AND EXISTS /usr/bin/mpicxx.mpich)
-    set(MPI_CXX_COMPILER /usr/bin/mpicxx.mpich)
+# MPI, for every language of the calling project among C, C++ and Fortran (a C-only or Fortran-only project
+# that uses einrel::c or einrel::fortran needs no C++). Debian installs several MPIs side by side; Teuchos and
+# parallel HDF5 are built against MPICH, so each language's compiler wrapper defaults to MPICH's (in a consumer:
+# to the wrappers the build used, recorded in einrelConfig.cmake) and never to the first `mpif90` on the PATH,
+# which on Debian is Open MPI's.
+macro(einrel_find_mpi)
+  foreach(_einrel_lang_wrapper "C;mpicc" "CXX;mpicxx" "Fortran;mpif90")
+    list(GET _einrel_lang_wrapper 0 _einrel_lang)
+    list(GET _einrel_lang_wrapper 1 _einrel_wrapper)
+    if(NOT MPI_${_einrel_lang}_COMPILER AND EXISTS /usr/bin/${_einrel_wrapper}.mpich)
+      set(MPI_${_einrel_lang}_COMPILER /usr/bin/${_einrel_wrapper}.mpich)
+    endif()
+  endforeach()
+  if(NOT MPIEXEC_EXECUTABLE AND EXISTS /usr/bin/mpiexec.mpich)
     set(MPIEXEC_EXECUTABLE /usr/bin/mpiexec.mpich)
   endif()
-  _einrel_require(MPI COMPONENTS CXX)
+  get_property(_einrel_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  set(_einrel_mpi_components)
+  foreach(_einrel_lang C CXX Fortran)
+    if(_einrel_lang IN_LIST _einrel_languages)
+      list(APPEND _einrel_mpi_components ${_einrel_lang})
+    endif()
+  endforeach()
+  _einrel_require(MPI COMPONENTS ${_einrel_mpi_components})
   # The launcher that matches this MPI, by the name users type: docs, the foreign-launcher error and the
   # configure summary give it. Not resolved through links: Debian's mpiexec.mpich links to mpiexec.hydra,
   # and its bare mpiexec is Open MPI's once an Open MPI package (e.g. for ScaLAPACK) is installed.
@@ -32,7 +49,11 @@ macro(einrel_find_dependencies)
   else()
     set(EINREL_MPI_LAUNCHER mpiexec)
   endif()
+endmacro()
 
+# The C++ stack under einrel's C++ targets: Kokkos, Kokkos Kernels, a BLAS, Teuchos, parallel HDF5 (and MPI).
+macro(einrel_find_dependencies)
+  einrel_find_mpi()
   _einrel_require(Kokkos 3.4)
   set(EINREL_KOKKOS_BACKENDS)
   foreach(_einrel_backend Serial OpenMP Cuda HIP SYCL)

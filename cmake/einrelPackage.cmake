@@ -3,6 +3,10 @@
 include(CMakePackageConfigHelpers)
 
 install(EXPORT einrelTargets NAMESPACE einrel:: DESTINATION ${EINREL_INSTALL_CMAKEDIR})
+install(EXPORT einrelCTargets NAMESPACE einrel:: DESTINATION ${EINREL_INSTALL_CMAKEDIR})
+if(TARGET einrel_fortran)
+  install(EXPORT einrelFortranTargets NAMESPACE einrel:: DESTINATION ${EINREL_INSTALL_CMAKEDIR})
+endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/einrelConfig.cmake.in
                               ${CMAKE_CURRENT_BINARY_DIR}/einrelConfig.cmake
                               INSTALL_DESTINATION ${EINREL_INSTALL_CMAKEDIR})
@@ -11,3 +15,5 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/einrelConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/einrelConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/einrelConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/einrelDependencies.cmake
         DESTINATION ${EINREL_INSTALL_CMAKEDIR})
+include(einrelPkgConfig)
+einrel_install_pkgconfig()

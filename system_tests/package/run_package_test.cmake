@@ -1,5 +1,10 @@
-# install -> configure consumer -> build -> run, each step must succeed.
-file(REMOVE_RECURSE ${WORK_DIR})
+# One step of the package test (system_tests/package/CMakeLists.txt), chosen by MODE:
+#   install   einrel installed into WORK_DIR/install (the fixture every consumer uses)
+#   cmake     the CMake project CONSUMER_DIR configured against the install tree, built, and each program in
+#             PROGRAMS (name:arg,arg+name:arg,...) run under MPIEXEC at RANKS (1+2+3)
+#   make      the Makefile in CONSUMER_DIR run with only PKG_CONFIG_PATH pointing at the install tree, then the
+#             programs run as above
+# Every step must succeed; a failing step prints its command's output.
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT status EQUAL 0)
@@ -9,20 +14,38 @@ function(step what)
   set(step_output "${out}" PARENT_SCOPE)
 endfunction()
 
-step("install einrel" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/install)
-step("configure consumer" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build
-     -DCMAKE_PREFIX_PATH=${WORK_DIR}/install -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=${BUILD_TYPE}
-     -DEINREL_EXAMPLES_DIR=${WORK_DIR}/install/share/einrel/examples)
-step("build consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-step("run consumer on 2 ranks" ${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
-message(STATUS "${step_output}")
-step("run the C consumer on 2 ranks" ${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer_c 41 23 5)
-message(STATUS "${step_output}")
-if(EXISTS ${WORK_DIR}/build/consumer_fortran)
-  step("run the Fortran consumer on 3 ranks" ${MPIEXEC} -n 3 ${WORK_DIR}/build/consumer_fortran 41 23 5)
+set(install_dir ${WORK_DIR}/install)
+if(MODE STREQUAL "install")
+  file(REMOVE_RECURSE ${install_dir})
+  step("install einrel" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${install_dir})
+  step("run installed einrel" ${install_dir}/bin/einrel --version)
   message(STATUS "${step_output}")
-elseif(EXPECT_FORTRAN)
-  message(FATAL_ERROR "einrel was built with its Fortran module, but the consumer built no Fortran program")
+  return()
 endif()
-step("run installed einrel" ${WORK_DIR}/install/bin/einrel --version)
-message(STATUS "${step_output}")
+
+set(build_dir ${WORK_DIR}/${NAME})
+file(REMOVE_RECURSE ${build_dir})
+if(MODE STREQUAL "cmake")
+  step("configure ${NAME}" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${build_dir} -DCMAKE_PREFIX_PATH=${install_dir}
+       -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DEINREL_EXAMPLES_DIR=${install_dir}/share/einrel/examples ${CONFIGURE_ARGS})
+  message(STATUS "${step_output}")
+  step("build ${NAME}" ${CMAKE_COMMAND} --build ${build_dir})
+elseif(MODE STREQUAL "make")
+  file(MAKE_DIRECTORY ${build_dir})
+  step("make ${NAME}" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${install_dir}/lib/pkgconfig
+       make -C ${build_dir} -f ${CONSUMER_DIR}/Makefile ${MAKE_ARGS})
+  message(STATUS "${step_output}")
+else()
+  message(FATAL_ERROR "MODE must be install, cmake or make, not '${MODE}'")
+endif()
+string(REPLACE "+" ";" PROGRAMS "${PROGRAMS}")
+string(REPLACE "+" ";" RANKS "${RANKS}")
+foreach(program IN LISTS PROGRAMS)
+  string(REPLACE ":" ";" program_args "${program}")
+  list(POP_FRONT program_args exe)
+  string(REPLACE "," ";" program_args "${program_args}")
+  foreach(np IN LISTS RANKS)
+    step("${exe} on ${np} ranks" ${MPIEXEC} -n ${np} ${build_dir}/${exe} ${program_args})
+    message(STATUS "${step_output}")
+  endforeach()
+endforeach()
