@@ -21,7 +21,7 @@ using EngineValues = std::vector<std::optional<engine::AnyDistributed<typename E
 template <class Exec>
 engine::EngineResult<typename Exec::memory_space> execute_once(
     const Exec& exec, redistribute::Exchange<typename Exec::memory_space>& exchange, const Graph& g,
-    const engine::Schedule& schedule, EngineValues<Exec> inputs, const engine::Options& options = {},
+    const engine::Schedule& schedule, EngineValues<Exec> inputs, const engine::PipelineOptions& options = {},
     const engine::InputReader<typename Exec::memory_space>& read = {}) {
   return engine::execute(exec, exchange, g, schedule, engine::rank_steps(g, schedule, exchange.comm().rank()),
                          std::move(inputs), options, read);
@@ -30,7 +30,7 @@ engine::EngineResult<typename Exec::memory_space> execute_once(
 template <class Exec>
 engine::EngineResult<typename Exec::memory_space> execute_once(
     const Exec& exec, const comm::Communicator& comm, const Graph& g, const engine::Schedule& schedule,
-    EngineValues<Exec> inputs, const engine::Options& options = {},
+    EngineValues<Exec> inputs, const engine::PipelineOptions& options = {},
     const engine::InputReader<typename Exec::memory_space>& read = {}) {
   redistribute::Exchange<typename Exec::memory_space> exchange(comm);
   return execute_once(exec, exchange, g, schedule, std::move(inputs), options, read);

@@ -21,6 +21,22 @@ struct MapOp {
   MapKind kind = MapKind::identity;
   double constant = 0.0;
 
+  // Short spellings for the builder API: EinsumOptions::map = MapOp::abs(), MapOp::scale(0.125).
+  static constexpr MapOp identity() { return {MapKind::identity, 0.0}; }
+  static constexpr MapOp exp() { return {MapKind::exp, 0.0}; }
+  static constexpr MapOp log() { return {MapKind::log, 0.0}; }
+  static constexpr MapOp neg() { return {MapKind::neg, 0.0}; }
+  static constexpr MapOp abs() { return {MapKind::abs, 0.0}; }
+  static constexpr MapOp relu() { return {MapKind::relu, 0.0}; }
+  static constexpr MapOp square() { return {MapKind::square, 0.0}; }
+  static constexpr MapOp sqrt() { return {MapKind::sqrt, 0.0}; }
+  static constexpr MapOp tanh() { return {MapKind::tanh, 0.0}; }
+  static constexpr MapOp sigmoid() { return {MapKind::sigmoid, 0.0}; }
+  static constexpr MapOp sign() { return {MapKind::sign, 0.0}; }
+  static constexpr MapOp scale(double c) { return {MapKind::scale, c}; }  // c * x
+  static constexpr MapOp shift(double c) { return {MapKind::shift, c}; }  // x + c
+  static constexpr MapOp pow(double c) { return {MapKind::pow, c}; }      // x ^ c
+
   static constexpr bool takes_constant(MapKind k) {
     return k == MapKind::scale || k == MapKind::shift || k == MapKind::pow;
   }

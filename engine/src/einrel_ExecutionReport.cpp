@@ -1,6 +1,9 @@
 #include <einrel_ExecutionReport.hpp>
 #include <einrel_Wait.hpp>
 
+#include <algorithm>
+#include <utility>
+
 namespace einrel::engine {
 
 Extent ExecutionReport::floats_moved() const {
@@ -8,6 +11,39 @@ Extent ExecutionReport::floats_moved() const {
   for (const RankTraffic& r : ranks) n += r.floats_sent;
   return n;
 }
+
+double ExecutionReport::evaluation_seconds() const {
+  double seconds = 0;
+  for (const VertexFigures& v : vertices) seconds += v.seconds;
+  return seconds;
+}
+
+namespace {
+
+// Collective: the rank whose vertices took longest in all (the lowest such rank), and its five times per vertex.
+std::pair<int, std::vector<double>> timed_rank_figures(const comm::Communicator& comm,
+                                                       const std::vector<VertexMeasure>& vertices) {
+  constexpr int per_vertex = 5;
+  std::vector<double> mine(per_vertex * vertices.size());
+  double total = 0;
+  for (std::size_t v = 0; v < vertices.size(); ++v) {
+    const VertexMeasure& m = vertices[v];
+    const double figures[per_vertex] = {m.seconds, m.read_seconds, m.exchange_seconds, m.kernel_seconds,
+                                        m.reduce_seconds};
+    std::copy(figures, figures + per_vertex, &mine[per_vertex * v]);
+    total += m.seconds;
+  }
+  std::vector<double> totals(static_cast<std::size_t>(comm.size()));
+  MPI_Request request;
+  comm::complete(MPI_Iallgather(&total, 1, MPI_DOUBLE, totals.data(), 1, MPI_DOUBLE, comm.get(), &request), request,
+                 "MPI_Iallgather");
+  const int slowest = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
+  comm::complete(MPI_Ibcast(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, slowest, comm.get(), &request),
+                 request, "MPI_Ibcast");
+  return {slowest, std::move(mine)};
+}
+
+}  // namespace
 
 ExecutionReport gather_execution_report(const comm::Communicator& comm, const Graph& graph,
                                         const std::vector<VertexMeasure>& vertices, const RankTraffic& traffic,
@@ -27,20 +63,14 @@ ExecutionReport gather_execution_report(const comm::Communicator& comm, const Gr
   comm::complete(
       MPI_Iallgather(mine, per_rank, MPI_LONG_LONG, all.data(), per_rank, MPI_LONG_LONG, comm.get(), &request), request,
       "MPI_Iallgather");
-  // Per vertex: the slowest rank's times, and the floats sent with the non-finite counts summed.
-  std::vector<double> seconds(3 * n), slowest(3 * n);
+  // Per vertex: the timed rank's times, and the floats sent with the non-finite counts summed.
+  const auto [timed_rank, seconds] = timed_rank_figures(comm, vertices);
   std::vector<long long> counts(3 * n), sums(3 * n);
   for (VertexId v = 0; v < n; ++v) {
-    seconds[3 * v] = vertices[v].seconds;
-    seconds[3 * v + 1] = vertices[v].kernel_seconds;
-    seconds[3 * v + 2] = vertices[v].read_seconds;
     counts[3 * v] = vertices[v].floats_sent;
     counts[3 * v + 1] = nonfinite[2 * v];
     counts[3 * v + 2] = nonfinite[2 * v + 1];
   }
-  comm::complete(MPI_Iallreduce(seconds.data(), slowest.data(), static_cast<int>(3 * n), MPI_DOUBLE, MPI_MAX,
-                                comm.get(), &request),
-                 request, "MPI_Iallreduce");
   comm::complete(
       MPI_Iallreduce(counts.data(), sums.data(), static_cast<int>(3 * n), MPI_LONG_LONG, MPI_SUM, comm.get(), &request),
       request, "MPI_Iallreduce");
@@ -52,8 +82,11 @@ ExecutionReport gather_execution_report(const comm::Communicator& comm, const Gr
     report.peak_allocated_bytes.push_back(static_cast<std::size_t>(x[5]));
     if (x[3] > 0) ++report.computing_ranks;
   }
-  for (VertexId v = 0; v < n; ++v)
-    report.vertices.push_back({slowest[3 * v], slowest[3 * v + 1], slowest[3 * v + 2], sums[3 * v]});
+  report.timed_rank = timed_rank;
+  for (VertexId v = 0; v < n; ++v) {
+    const double* t = &seconds[5 * v];
+    report.vertices.push_back({t[0], t[1], t[2], t[3], t[4], sums[3 * v]});
+  }
   for (VertexId v : graph.outputs())
     if (sums[3 * v + 1] + sums[3 * v + 2] > 0)
       report.nonfinite_outputs.push_back({v, sums[3 * v + 1], sums[3 * v + 2]});

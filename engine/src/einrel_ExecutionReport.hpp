@@ -16,10 +16,14 @@ namespace einrel::engine {
 
 // One vertex of one execution over every rank: the slowest rank's times (VertexMeasure) and the floats all
 // ranks sent for it.
+// One vertex in an execution report: its times on the report's timed rank (VertexMeasure: seconds is the sum
+// of the four parts) and the floats moved for it by every rank.
 struct VertexFigures {
   double seconds = 0;
-  double kernel_seconds = 0;
   double read_seconds = 0;
+  double exchange_seconds = 0;
+  double kernel_seconds = 0;
+  double reduce_seconds = 0;
   Extent floats_moved = 0;
 };
 
@@ -35,11 +39,15 @@ struct ExecutionReport {
   // Per rank, the most bytes its allocator held: pooled blocks, cached ones included, and the exchange's
   // buffers (RankTraffic::peak_block_bytes counts the engine's live blocks only).
   std::vector<std::size_t> peak_allocated_bytes;
-  std::vector<VertexFigures> vertices;             // per vertex, zero for inputs
+  // Per vertex (zero for inputs), the times those of `timed_rank`: the rank whose vertices took longest in
+  // all, so that the vertices' times add up to the evaluation's (evaluation_seconds).
+  std::vector<VertexFigures> vertices;
+  int timed_rank = 0;
   std::vector<NonFiniteOutput> nonfinite_outputs;  // in the graph's output order
   int computing_ranks = 0;                         // ranks that ran at least one join tuple
 
-  Extent floats_moved() const;  // Σ over ranks of floats sent
+  Extent floats_moved() const;        // Σ over ranks of floats sent
+  double evaluation_seconds() const;  // Σ over vertices of seconds: the timed rank's evaluation
 };
 
 // Local: this rank's NaN and ±Inf counts of every graph output in `values`, two numbers per vertex (zero for

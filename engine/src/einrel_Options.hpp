@@ -2,7 +2,6 @@
 #define EINREL_OPTIONS_HPP
 
 #include <einrel_CostModel.hpp>
-#include <einrel_FailureInjection.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Transition.hpp>
@@ -42,7 +41,6 @@ struct Options {
   // Called on every rank after each EinSum vertex with its id and the seconds since the execution began
   // (--progress).
   std::function<void(VertexId, double)> on_vertex_done;
-  std::optional<FailureInjection> failure;  // test-only (EINREL_TEST_INJECT_FAILURE, docs/engine.md)
 
   // The model a schedule chooses its transitions and input reads by: the machine, where re-reading an input
   // costs no time under the floats objective (it moves nothing between ranks).

@@ -39,7 +39,7 @@ class PlanCosting {
     Schedule schedule = make_schedule(graph_, plan.partitions, ranks_, policy, options_, carried_);
     Traffic dry = engine::dry_run(graph_, schedule, options_.exchange_limits());
     std::string proposed_by = plan.planner;
-    return {std::move(plan), std::move(proposed_by), false, std::move(schedule), std::move(dry)};
+    return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule), std::move(dry)};
   }
   double objective(const partition::Plan& plan, const Traffic& dry) const {
     switch (options_.objective) {
@@ -108,7 +108,11 @@ class PlanCosting {
     FittedPlan chosen = std::move(*costed[best]);
     if (chosen.plan.planner == "eindecomp" && chosen.plan.cost_model == partition::CostModel::paper)
       chosen.proposed_by = "eindecomp (paper model)";
-    if (chosen.plan.procs != p) chosen.proposed_by += " at p = " + std::to_string(chosen.plan.procs);
+    if (chosen.plan.procs != p) {
+      chosen.proposed_by += " at p = " + std::to_string(chosen.plan.procs);
+      chosen.procs_reason = "finer than p = " + std::to_string(p) +
+                            ": its streamed inputs lower the memory per rank at no more estimated time";
+    }
     chosen.proposed_by += aligned[best];
     chosen.plan.planner = "eindecomp";
     chosen.plan.cost_model = options_.cost_model;
@@ -216,7 +220,11 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
           best = std::move(fit->first);
         }
     }
-  if (best) return std::move(*best);
+  if (best) {
+    if (best->plan.procs != procs)
+      best->procs_reason = "the plans at p = " + std::to_string(procs) + " do not fit the memory limit";
+    return std::move(*best);
+  }
   throw Error("no plan fits the memory limit of " + std::to_string(*memory_limit) + " bytes per rank; the closest (" +
               closest_plan + ") needs " + std::to_string(closest->peak) + " bytes on rank " +
               std::to_string(closest->rank) + " at vertex '" + graph.vertex(closest->vertex).name + "', " +
@@ -230,6 +238,8 @@ FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, co
   const PlanCosting costing(graph, ranks, options, carried);
   FittedPlan fitted = fit_memory(graph, ranks, options, costing.requested(procs, options.planner), costing);
   cost_by_dry_run(graph, fitted, options.objective);
+  if (fitted.procs_reason.empty() && fitted.plan.procs != ranks && options.procs)
+    fitted.procs_reason = "set by --procs";
   return fitted;
 }
 

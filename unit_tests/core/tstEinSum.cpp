@@ -107,3 +107,22 @@ TEST(EinSum, ScalarSemanticsOfOps) {
 }
 
 }  // namespace
+
+// The builder API's short spellings name every map, with its constant where it takes one, and print as the
+// graph language spells them.
+TEST(EinSum, ShortMapSpellings) {
+  const std::pair<MapOp, std::string> cases[] = {
+      {MapOp::identity(), "identity"}, {MapOp::exp(), "exp"},    {MapOp::log(), "log"},
+      {MapOp::neg(), "neg"},           {MapOp::abs(), "abs"},    {MapOp::relu(), "relu"},
+      {MapOp::square(), "square"},     {MapOp::sqrt(), "sqrt"},  {MapOp::tanh(), "tanh"},
+      {MapOp::sigmoid(), "sigmoid"},   {MapOp::sign(), "sign"},  {MapOp::scale(0.125), "scale(0.125)"},
+      {MapOp::shift(-2), "shift(-2)"}, {MapOp::pow(3), "pow(3)"}};
+  for (const auto& [map, spelling] : cases) {
+    EXPECT_EQ(map_spelling(map), spelling);
+    const auto kind = parse_map_kind(spelling.substr(0, spelling.find('(')));
+    ASSERT_TRUE(kind.has_value()) << spelling;
+    EXPECT_EQ(map.kind, *kind);
+  }
+  EXPECT_EQ(MapOp::abs(), (MapOp{MapKind::abs, 0.0}));
+  EXPECT_DOUBLE_EQ(apply_map(MapOp::scale(0.5), 8.0), 4.0);
+}

@@ -507,7 +507,7 @@ TEST(TEST_CATEGORY, InjectedFailureReachesEveryRank) {
   const engine::Schedule schedule(g, plan.partitions, comm.size());
   const Values whole = whole_inputs<double>(g, 1, -1, 1);
   for (engine::Phase phase : {engine::Phase::redistribute, engine::Phase::kernels, engine::Phase::reduce}) {
-    engine::Options options;
+    engine::PipelineOptions options;
     options.failure = engine::FailureInjection{comm.size() - 1, "C", phase};
     try {
       test::execute_once(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);

@@ -287,8 +287,24 @@ TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
   std::vector<Tensor<double, TEST_MEMSPACE>> storage;
   program.set_input<double>("A", pieces_of(a_values, a_bound, row_slab(a_bound, rank, ranks), storage));
   program.set_input<double>("B", pieces_of(b_values, b_bound, bricks(b_bound, ranks, 2, 0)[rank], storage));
-  const engine::RankTraffic mine = program.execute().traffic;
+  const auto& result = program.execute();
+  const engine::RankTraffic mine = result.traffic;
   const engine::ExecutionReport report = program.last_report();
+  // Each rank's vertex times are the sum of their parts; the report's are the timed rank's, whose vertices
+  // took longest in all.
+  double my_seconds = 0, longest = 0;
+  for (const auto& m : result.vertices) {
+    EXPECT_NEAR(m.seconds, m.read_seconds + m.exchange_seconds + m.kernel_seconds + m.reduce_seconds, 1e-12);
+    my_seconds += m.seconds;
+  }
+  MPI_Allreduce(&my_seconds, &longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_DOUBLE_EQ(report.evaluation_seconds(), longest);
+  if (rank == report.timed_rank)
+    for (VertexId v = 0; v < g.size(); ++v) {
+      EXPECT_EQ(report.vertices[v].seconds, result.vertices[v].seconds);
+      EXPECT_EQ(report.vertices[v].kernel_seconds, result.vertices[v].kernel_seconds);
+      EXPECT_EQ(report.vertices[v].exchange_seconds, result.vertices[v].exchange_seconds);
+    }
 
   ASSERT_EQ(report.ranks.size(), static_cast<std::size_t>(ranks));
   ASSERT_EQ(report.peak_allocated_bytes.size(), static_cast<std::size_t>(ranks));

@@ -3,8 +3,11 @@
 
 #include <mpi.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <cerrno>
 #include <cstdlib>
+#include <type_traits>
 
 namespace einrel::cli {
 namespace {
@@ -65,6 +68,16 @@ std::optional<ForeignLauncher> detect_foreign_launcher() {
   int world_size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   return detect_foreign_launcher(world_size);
+}
+
+std::string thread_binding_note() {
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (std::is_same_v<Kokkos::DefaultHostExecutionSpace, Kokkos::OpenMP> &&
+      Kokkos::DefaultHostExecutionSpace().concurrency() > 1 && !std::getenv("OMP_PROC_BIND"))
+    return "OMP_PROC_BIND is not set, so OpenMP threads may move between cores; with one rank per node, "
+           "OMP_PROC_BIND=spread OMP_PLACES=threads binds them";
+#endif
+  return "";
 }
 
 }  // namespace einrel::cli

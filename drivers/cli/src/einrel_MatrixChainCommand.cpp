@@ -30,8 +30,8 @@ void run_matrix_chain(MPI_Comm comm, const MatrixChainOptions& options, std::ost
   if (rank != 0) return;
   out << "matrix-chain: " << (options.skewed ? "skewed" : "square") << " S = " << options.scale << " "
       << dtype_name(options.dtype) << " on " << report.num_ranks << " rank(s), " << report.planner
-      << " plan for p = " << report.procs << ": " << std::fixed << std::setprecision(3) << report.total_seconds
-      << " s, " << std::setprecision(1) << flops / report.total_seconds * 1e-9 << " GFLOP/s, floats moved "
+      << " plan for p = " << report.procs << ": " << std::fixed << std::setprecision(3) << report.compute_seconds()
+      << " s, " << std::setprecision(1) << flops / report.compute_seconds() * 1e-9 << " GFLOP/s, floats moved "
       << report.floats_moved() << " (predicted " << std::setprecision(0)
       << (report.predicted_cost ? *report.predicted_cost : 0.0) << ")\n";
 }

@@ -31,12 +31,20 @@ std::string parts_list(const std::vector<Extent>& parts) {
   return s + "]";
 }
 
+}  // namespace
+
+std::string procs_text(Extent procs, const std::string& reason) {
+  return "p = " + std::to_string(procs) + (reason.empty() ? "" : " (" + reason + ")");
+}
+
+namespace {
+
 std::string headline(const FittedPlan& fitted) {
   const Plan& plan = fitted.plan;
   return plan.planner + (fitted.proposed_by != plan.planner ? " (proposed by " + fitted.proposed_by + ")" : "") +
-         " plan for p = " + std::to_string(plan.procs) + ": predicted cost " + short_number(plan.total_cost) +
-         " floats (" + partition::cost_model_name(plan.cost_model) + " cost model), estimated " +
-         short_number(fitted.estimated_seconds()) + " s";
+         " plan for " + procs_text(plan.procs, fitted.procs_reason) + ": predicted cost " +
+         short_number(plan.total_cost) + " floats (" + partition::cost_model_name(plan.cost_model) +
+         " cost model), estimated " + short_number(fitted.estimated_seconds()) + " s";
 }
 
 }  // namespace
@@ -65,6 +73,7 @@ std::string plan_text(const Graph& graph, const FittedPlan& fitted) {
 void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted) {
   const Plan& plan = fitted.plan;
   j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", fitted.proposed_by);
+  j.member("procs_reason", fitted.procs_reason);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
   j.member("estimated_seconds", fitted.estimated_seconds());
   j.member("partitions_considered", plan.partitions_considered).key("nodes").begin_array();

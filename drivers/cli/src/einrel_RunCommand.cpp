@@ -3,6 +3,7 @@
 #include <einrel_Evaluator.hpp>
 #include <einrel_GraphFile.hpp>
 #include <einrel_KokkosCompat.hpp>
+#include <einrel_Launcher.hpp>
 #include <einrel_ParallelHdf5.hpp>
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
@@ -144,6 +145,7 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.num_ranks = comm.size();
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
+  report.thread_note = thread_binding_note();
   report.planner = plan.planner;
   report.cost_model = partition::cost_model_name(plan.cost_model);
   report.predicted_cost = plan.total_cost;
@@ -151,6 +153,9 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.objective = engine::objective_name(session.options().objective);
   report.proposed_by = session.fitted().proposed_by;
   report.procs = plan.procs;
+  report.procs_reason = session.fitted().procs_reason;
+  report.timed_rank = figures.timed_rank;
+  report.evaluation_seconds = figures.evaluation_seconds();
   report.transitions = engine::transition_policy_name(schedule.transition_policy());
   report.ranks = figures.ranks;
   report.peak_allocated_bytes = figures.peak_allocated_bytes;
@@ -161,9 +166,18 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
     const engine::VertexFigures& f = figures.vertices[v];
-    VertexReport entry{vertex.name,         vertex.einsum->equation(), vertex.bound,   plan.partitions[v].str(),
-                       f.seconds,           f.kernel_seconds,          f.floats_moved, {},
-                       schedule.deferred(v)};
+    VertexReport entry;
+    entry.name = vertex.name;
+    entry.equation = vertex.einsum->equation();
+    entry.bound = vertex.bound;
+    entry.partition = plan.partitions[v].str();
+    entry.seconds = f.seconds;
+    entry.read_seconds = f.read_seconds;
+    entry.exchange_seconds = f.exchange_seconds;
+    entry.kernel_seconds = f.kernel_seconds;
+    entry.reduce_seconds = f.reduce_seconds;
+    entry.floats_moved = f.floats_moved;
+    entry.deferred_reduction = schedule.deferred(v);
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       OperandReport& o = entry.operands.emplace_back();
       o.name = graph.vertex(vertex.inputs[k]).name;
@@ -208,7 +222,7 @@ void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out) {
 RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& options, std::ostream& out) {
   const Communicator comm(user_comm);
   const bool root = comm.rank() == 0;
-  engine::Options engine = options.engine;
+  engine::PipelineOptions engine(options.engine);
   engine.failure = failure_injection();
   if (options.progress && root) engine.on_vertex_done = progress_printer(graph);
   Sources sources;
@@ -218,8 +232,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   BlockPool<Memory>::instance().reset_statistics();
 
   // Wall-clock phase timers (MPI_Wtime underneath).
-  Teuchos::Time read_timer("einrel run: inputs"), warm_timer("einrel run: memory"),
-      eval_timer("einrel run: evaluation"), write_timer("einrel run: outputs");
+  Teuchos::Time read_timer("einrel run: inputs"), warm_timer("einrel run: memory"), write_timer("einrel run: outputs");
   std::optional<engine::EngineResult<Memory>> result;
   {
     Teuchos::TimeMonitor timing(warm_timer);
@@ -231,24 +244,16 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
     Teuchos::TimeMonitor timing(read_timer);
     inputs = loader.load(session);
   }
-  {
-    MPI_Request request;  // time the evaluation from a common start
-    complete(MPI_Ibarrier(comm.get(), &request), request, "MPI_Ibarrier");
-    Teuchos::TimeMonitor timing(eval_timer);
-    result = session.execute(Exec{}, std::move(inputs), loader.reader());
-  }
+  // The evaluation is timed by the engine, per vertex and rank (engine::VertexMeasure).
+  result = session.execute(Exec{}, std::move(inputs), loader.reader());
   RunReport report = gather_report(session, options, *result);
   report.estimated_peak_allocated_bytes = session.estimate().peak_memory_bytes;
-  double streamed = 0;  // reading streamed inputs during the evaluation: input time, not evaluation time
-  for (const engine::VertexMeasure& m : result->vertices) streamed += m.read_seconds;
-  const double mine[3] = {eval_timer.totalElapsedTime() - streamed, read_timer.totalElapsedTime() + streamed,
-                          warm_timer.totalElapsedTime()};
-  double slowest[3];  // over the ranks
+  const double mine[2] = {read_timer.totalElapsedTime(), warm_timer.totalElapsedTime()};
+  double slowest[2];  // over the ranks
   MPI_Request request;
-  complete(MPI_Iallreduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, comm.get(), &request), request, "MPI_Iallreduce");
-  report.total_seconds = slowest[0];
-  report.input_seconds = slowest[1];
-  report.memory_seconds = slowest[2];
+  complete(MPI_Iallreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, comm.get(), &request), request, "MPI_Iallreduce");
+  report.input_seconds = slowest[0];
+  report.memory_seconds = slowest[1];
   if (options.check) check_run(session, loader, result->values, report);
 
   // The report is staged first so that either every requested file appears or none does.
@@ -273,8 +278,8 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   if (!root) return report;
   print_summary(report, out);
   if (options.output)
-    out << "wrote " << session.graph().outputs().size() << " output(s) to " << *options.output << " in " << std::fixed
-        << write_timer.totalElapsedTime() << " s\n";
+    out << "wrote " << session.graph().outputs().size() << " output(s) to " << *options.output << " in "
+        << seconds_text(write_timer.totalElapsedTime()) << "\n";
   if (options.report) out << "wrote report to " << *options.report << "\n";
   return report;
 }

@@ -222,7 +222,7 @@ std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph
   return named;
 }
 
-void inject_at_write(const engine::Options& options, int rank,
+void inject_at_write(const engine::PipelineOptions& options, int rank,
                      const std::vector<std::pair<std::string, VertexId>>& datasets) {
   for (const auto& [name, v] : datasets) engine::inject(options.failure, rank, name, engine::Phase::write);
 }

@@ -1,3 +1,4 @@
+#include <einrel_PlanExport.hpp>
 #include <einrel_RunReport.hpp>
 
 #include <algorithm>
@@ -30,7 +31,9 @@ namespace {
 
 void write_vertex(io::JsonWriter& j, const VertexReport& v) {
   j.begin_object().member("name", v.name).member("equation", v.equation).member("shape", v.bound);
-  j.member("partition", v.partition).member("seconds", v.seconds).member("kernel_seconds", v.kernel_seconds);
+  j.member("partition", v.partition).member("seconds", v.seconds).member("read_seconds", v.read_seconds);
+  j.member("exchange_seconds", v.exchange_seconds).member("kernel_seconds", v.kernel_seconds);
+  j.member("reduce_seconds", v.reduce_seconds);
   j.member("floats_moved", v.floats_moved).member("deferred_reduction", v.deferred_reduction);
   j.key("operands").begin_array();
   for (const OperandReport& o : v.operands) {
@@ -48,11 +51,12 @@ std::string report_json(const RunReport& r) {
   j.member("graph", r.graph).member("num_ranks", r.num_ranks).member("computing_ranks", r.computing_ranks);
   j.member("backend", r.backend).member("threads", r.threads).member("planner", r.planner);
   j.member("cost_model", r.cost_model).member("procs", r.procs).member("transitions", r.transitions);
-  j.member("objective", r.objective).member("proposed_by", r.proposed_by);
+  j.member("objective", r.objective).member("proposed_by", r.proposed_by).member("procs_reason", r.procs_reason);
   j.member("check_max_relative_error", r.check_error).member("predicted_cost", r.predicted_cost);
   j.member("estimated_seconds", r.estimated_seconds);
-  j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds);
-  j.member("input_seconds", r.input_seconds).member("memory_seconds", r.memory_seconds).key("ranks");
+  j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds());
+  j.member("memory_seconds", r.memory_seconds).member("input_seconds", r.input_seconds);
+  j.member("evaluation_seconds", r.evaluation_seconds).member("timed_rank", r.timed_rank).key("ranks");
   write_ranks(j, r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes);
   j.key("nonfinite_outputs").begin_array();
   for (const NonFiniteReport& n : r.nonfinite_outputs)
@@ -85,21 +89,71 @@ void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostrea
   row("max", most);
 }
 
+std::string seconds_text(double seconds) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(6) << seconds << " s";
+  return s.str();
+}
+
+double RunReport::compute_seconds() const {
+  double reads = 0;
+  for (const VertexReport& v : vertices) reads += v.read_seconds;
+  return evaluation_seconds - reads;
+}
+
+namespace {
+
+// The vertex table: per vertex its times on the timed rank, split into the four parts that add up to its
+// seconds, and the floats moved for it; then the column sums.
+void print_vertex_table(const RunReport& r, std::ostream& out) {
+  // Each text column as wide as its longest entry, plus two blanks.
+  std::size_t widths[4] = {6, 8, 5, 9};  // "vertex", "equation", "shape", "partition"
+  for (const auto& v : r.vertices) {
+    const std::size_t lengths[4] = {v.name.size(), v.equation.size(), to_string(v.bound).size(), v.partition.size()};
+    for (int c = 0; c < 4; ++c) widths[c] = std::max(widths[c], lengths[c]);
+  }
+  for (std::size_t& w : widths) w += 2;
+  auto texts = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d) {
+    out << "  " << std::left << std::setw(static_cast<int>(widths[0])) << a << std::setw(static_cast<int>(widths[1]))
+        << b << std::setw(static_cast<int>(widths[2])) << c << std::setw(static_cast<int>(widths[3])) << d
+        << std::right;
+  };
+  auto times = [&out](double read, double exchange, double kernels, double reduce, double seconds) {
+    for (double t : {read, exchange, kernels, reduce, seconds})
+      out << std::setw(10) << std::fixed << std::setprecision(6) << t;
+  };
+  texts("vertex", "equation", "shape", "partition");
+  for (const char* column : {"read", "exchange", "kernels", "reduce", "seconds"}) out << std::setw(10) << column;
+  out << std::setw(14) << "floats moved"
+      << "\n";
+  VertexReport sum;
+  for (const auto& v : r.vertices) {
+    texts(v.name, v.equation, to_string(v.bound), v.partition);
+    times(v.read_seconds, v.exchange_seconds, v.kernel_seconds, v.reduce_seconds, v.seconds);
+    out << std::setw(14) << v.floats_moved << "\n";
+    sum.read_seconds += v.read_seconds, sum.exchange_seconds += v.exchange_seconds;
+    sum.kernel_seconds += v.kernel_seconds, sum.reduce_seconds += v.reduce_seconds, sum.seconds += v.seconds;
+    sum.floats_moved += v.floats_moved;
+  }
+  const std::string label = "evaluation (times of rank " + std::to_string(r.timed_rank) + ", the slowest)";
+  const std::size_t width = std::max(widths[0] + widths[1] + widths[2] + widths[3], label.size() + 2);
+  out << "  " << std::left << std::setw(static_cast<int>(width)) << label << std::right;
+  times(sum.read_seconds, sum.exchange_seconds, sum.kernel_seconds, sum.reduce_seconds, sum.seconds);
+  out << std::setw(14) << sum.floats_moved << "\n";
+}
+
+}  // namespace
+
 void print_summary(const RunReport& r, std::ostream& out) {
   out << "einrel run " << r.graph << "\n"
       << "  ranks: " << r.num_ranks << " started, " << r.computing_ranks << " computing; backend: " << r.backend << " ("
       << r.threads << " thread" << (r.threads == 1 ? "" : "s") << ")\n"
-      << "  planner: " << r.planner << " for p = " << r.procs << "; predicted cost: "
+      << (r.thread_note.empty() ? "" : "  note: " + r.thread_note + "\n") << "  planner: " << r.planner << " for "
+      << procs_text(r.procs, r.procs_reason) << "; predicted cost: "
       << (r.predicted_cost ? io::json_number(*r.predicted_cost) + " floats (" + r.cost_model + " cost model)"
                            : std::string("n/a"))
       << "\n";
-  out << "  " << std::left << std::setw(16) << "vertex" << std::setw(20) << "equation" << std::setw(18) << "shape"
-      << std::setw(20) << "partition" << std::right << std::setw(12) << "seconds" << std::setw(14) << "floats moved"
-      << "\n";
-  for (const auto& v : r.vertices)
-    out << "  " << std::left << std::setw(16) << v.name << std::setw(20) << v.equation << std::setw(18)
-        << to_string(v.bound) << std::setw(20) << v.partition << std::right << std::setw(12) << std::fixed
-        << std::setprecision(6) << v.seconds << std::setw(14) << v.floats_moved << "\n";
+  print_vertex_table(r, out);
   for (const auto& v : r.vertices) {
     for (const auto& o : v.operands)
       if (o.path == "collectives") out << "  collectives: " << o.name << " -> " << v.name << ": " << o.steps << "\n";
@@ -117,8 +171,9 @@ void print_summary(const RunReport& r, std::ostream& out) {
           << *std::max_element(r.estimated_peak_allocated_bytes.begin(), r.estimated_peak_allocated_bytes.end()) << ")";
     out << "\n";
   }
-  out << "  total: " << std::fixed << std::setprecision(6) << r.total_seconds << " s (inputs: " << r.input_seconds
-      << " s, memory: " << r.memory_seconds << " s), floats moved: " << r.floats_moved() << "\n";
+  out << "  total: " << seconds_text(r.total_seconds()) << " = memory " << seconds_text(r.memory_seconds)
+      << " + inputs " << seconds_text(r.input_seconds) << " + evaluation " << seconds_text(r.evaluation_seconds)
+      << "; floats moved: " << r.floats_moved() << "\n";
   for (const NonFiniteReport& n : r.nonfinite_outputs)
     out << "  non-finite values: output " << n.name << " holds " << n.nan << " NaN and " << n.inf << " ±Inf\n";
   if (r.check_error)

@@ -62,7 +62,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
     step = sgd_step_graph(read_graph_file(options.run.graph), options.loss, options.params, options.lr);
     sources = input_sources(step.graph, options.run);
   });
-  engine::Options engine = options.run.engine;
+  engine::PipelineOptions engine(options.run.engine);
   engine.failure = failure_injection();
   engine.input_reads = engine::InputReads::move;  // the data stays in memory across the steps
   Session session(comm, step.graph, engine, step.carried);

@@ -6,6 +6,7 @@
 #include <einrel_Exchange.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_Options.hpp>
+#include <einrel_PipelineOptions.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_StepRunner.hpp>
@@ -38,7 +39,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
     const Graph& graph, const Schedule& schedule, const RankSteps& steps,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
-    const Options& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
+    const PipelineOptions& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
   detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);
   comm::collectively(exchange.comm(), [&] {
     if (steps.rank != exchange.comm().rank())

@@ -28,6 +28,8 @@ struct FittedPlan {
   // Whether plan.total_cost and plan.costs are the dry run's floats moved (engine cost model, not the
   // `model` objective).
   bool costed_by_dry_run = false;
+  // Why plan.procs differs from the ranks it runs on (empty where they are equal), for `plan` and `run`.
+  std::string procs_reason;
   Schedule schedule;
   Traffic dry_run;
   double estimated_seconds() const { return dry_run.estimated_seconds(); }

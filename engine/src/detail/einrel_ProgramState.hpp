@@ -39,7 +39,7 @@ class ProgramState {
   // first execute.
   ProgramState(MPI_Comm comm, Graph graph, const Options& options)
       : comm_(checked(comm)), graph_(std::move(graph)), options_(options), bindings_(graph_.size()) {
-    if (!shapes_from_pieces()) session_.emplace(comm_, graph_, options_);
+    if (!shapes_from_pieces()) session_.emplace(comm_, graph_, PipelineOptions(options_));
   }
 
   const Graph& graph() const { return session_ ? session_->graph() : graph_; }
@@ -178,7 +178,7 @@ class ProgramState {
         }
       });
     }
-    session_.emplace(comm_, graph_, options_);
+    session_.emplace(comm_, graph_, PipelineOptions(options_));
   }
 
   VertexId vertex_of(const std::string& name) const {

@@ -9,6 +9,7 @@
 #include <einrel_ExecutionReport.hpp>
 #include <einrel_NodeMemory.hpp>
 #include <einrel_Options.hpp>
+#include <einrel_PipelineOptions.hpp>
 #include <einrel_PlanChoice.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_WarmMemory.hpp>
@@ -61,7 +62,7 @@ class Session {
   // schedule and its dry run; `carried` pairs for a step graph run again and again, partition::Carried),
   // makes this rank's steps, and checks that the ranks of each node fit in its memory (of each GPU there, for a
   // device memory space). Throws the same Error on every rank for a bad graph, planner, p or memory limit.
-  Session(const comm::Communicator& comm, Graph graph, Options options, partition::Carried carried = {})
+  Session(const comm::Communicator& comm, Graph graph, PipelineOptions options, partition::Carried carried = {})
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
     comm::collectively(comm_, [&] {
       fitted_.emplace(choose_plan(graph_, comm_.size(), options_, carried_));
@@ -74,7 +75,7 @@ class Session {
 
   const comm::Communicator& comm() const { return comm_; }
   const Graph& graph() const { return graph_; }
-  const Options& options() const { return options_; }
+  const PipelineOptions& options() const { return options_; }
   const partition::Carried& carried() const { return carried_; }
   // The plan chosen, with its schedule and dry run.
   const FittedPlan& fitted() const { return *fitted_; }
@@ -121,7 +122,7 @@ class Session {
  private:
   comm::Communicator comm_;
   Graph graph_;
-  Options options_;
+  PipelineOptions options_;
   partition::Carried carried_;
   std::optional<FittedPlan> fitted_;
   RankSteps steps_;

@@ -12,6 +12,7 @@
 #include <einrel_Graph.hpp>
 #include <einrel_KokkosCompat.hpp>
 #include <einrel_Options.hpp>
+#include <einrel_PipelineOptions.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_ReshardExecution.hpp>
 #include <einrel_Schedule.hpp>
@@ -61,7 +62,7 @@ class StepRunner {
   using Values = std::vector<std::optional<AnyDistributed<Memory>>>;
 
   StepRunner(const ExecutionSpace& exec, redistribute::Exchange<Memory>& exchange, const Graph& graph,
-             const Schedule& schedule, const Options& options, Values inputs, const InputReader<Memory>& read)
+             const Schedule& schedule, const PipelineOptions& options, Values inputs, const InputReader<Memory>& read)
       : exec_(exec),
         exchange_(exchange),
         comm_(exchange.comm()),
@@ -84,6 +85,10 @@ class StepRunner {
       if (s.dead) result_.values[s.vertex].reset();
       VertexMeasure& measure = result_.vertices[s.vertex];
       measure.seconds = seconds_since(vertex_start);
+      measure.exchange_seconds =
+          std::max(0.0, measure.seconds - measure.read_seconds - measure.kernel_seconds - measure.reduce_seconds);
+      measure.seconds =
+          measure.read_seconds + measure.exchange_seconds + measure.kernel_seconds + measure.reduce_seconds;
       result_.traffic.floats_sent += measure.floats_sent;
       result_.traffic.floats_received += measure.floats_received;
       result_.traffic.tuples += s.tuples();
@@ -134,11 +139,13 @@ class StepRunner {
     Partials<S> partials;
     place_operands<S>(s, operands);
     run_kernels<S>(s, operands, partials);
+    const auto reduce_start = std::chrono::steady_clock::now();
     reduce<S>(s, partials);
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     Relation<S, Memory> local(vs.output_layout().grid().rank());
     for (const auto& [g, block] : partials) local.insert(vs.output_layout().grid().key(g), block);
     result_.values[s.vertex] = D<S>(comm_, schedule_.layout(s.vertex), std::move(local));
+    result_.vertices[s.vertex].reduce_seconds = seconds_since(reduce_start);
   }
 
   // (1) Operands at the sites of their join tuples: new blocks filled by the exchange or the collectives,
@@ -170,7 +177,7 @@ class StepRunner {
       if (op.source == OperandSource::stream) continue;
       const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
       if (op.source == OperandSource::read) {
-        read_again<S>(vertex, vs, op, *operands[op.operand]);
+        read_again<S>(vertex, vs, op, *operands[op.operand], measure);
       } else if (op.source == OperandSource::exchange) {
         const redistribute::ExchangeStats stats =
             exchange_.execute(exec_, *plans[op.operand], from.local(), operands[op.operand]->local());
@@ -191,12 +198,15 @@ class StepRunner {
   // An input's new blocks in an operand's layout filled by the reader (the blocks shared with the input's
   // own layout hold its values already).
   template <class S>
-  void read_again(const Vertex& vertex, const VertexSchedule& vs, const OperandSteps& op, const D<S>& operand) {
+  void read_again(const Vertex& vertex, const VertexSchedule& vs, const OperandSteps& op, const D<S>& operand,
+                  VertexMeasure& measure) {
     const BlockGrid& grid = vs.operand_layout(op.operand).grid();
     BoxedBlocks<S, Memory> fresh;
     for (Extent b : op.new_blocks) fresh.emplace_back(grid.box(grid.key(b)), operand.block(grid.key(b)));
     PhaseRegion region(vertex.name, "read");
+    const auto read_start = std::chrono::steady_clock::now();
     read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::collective);
+    measure.read_seconds += seconds_since(read_start);
     result_.traffic.floats_read += op.floats_read;
   }
 
@@ -305,7 +315,7 @@ class StepRunner {
       operands.clear();
     }
     result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start) - read_seconds;
-    result_.vertices[s.vertex].read_seconds = read_seconds;
+    result_.vertices[s.vertex].read_seconds += read_seconds;
   }
 
   // (3) Partials to the owners of their output blocks, ⊕-combined in rank order, unless the reduction is
@@ -350,7 +360,7 @@ class StepRunner {
   const comm::Communicator& comm_;
   const Graph& graph_;
   const Schedule& schedule_;
-  const Options& options_;
+  const PipelineOptions& options_;
   const redistribute::ExchangeLimits limits_;
   EngineResult<Memory> result_;
   const InputReader<Memory>& read_;

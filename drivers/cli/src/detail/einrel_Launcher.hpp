@@ -28,6 +28,11 @@ std::optional<ForeignLauncher> detect_foreign_launcher(int world_size);
 // collective).
 std::optional<ForeignLauncher> detect_foreign_launcher();
 
+// Local: einrel starts Kokkos with its warnings off (Kokkos 3.4 prints four lines per rank when OMP_PROC_BIND
+// is unset) and says what matters once, in the run summary: where OpenMP runs more than one thread per rank
+// and OMP_PROC_BIND is unset, this note on binding them; empty otherwise.
+std::string thread_binding_note();
+
 }  // namespace einrel::cli
 
 #endif

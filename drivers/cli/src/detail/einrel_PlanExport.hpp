@@ -12,6 +12,9 @@ namespace einrel::cli {
 // A table: per EinSum vertex its equation, shape, partition vector and costs, then the total.
 std::string plan_text(const Graph& graph, const engine::FittedPlan& fitted);
 
+// "p = 4", with the reason where p is not the ranks' count: "p = 4 (set by --procs)" (FittedPlan::procs_reason).
+std::string procs_text(Extent procs, const std::string& reason);
+
 // The plan's members of a JSON report, written into the open object `j`: "procs", "planner", "cost_model",
 // "total_cost", "partitions_considered", "nodes": [{"name", "equation", "inputs", "shape",
 // "partition": {label: parts}, "cost": {"join", "agg", "repartition"}}]; costs in floats, every digit.

@@ -84,7 +84,7 @@ std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph
 
 // Test-only failure injection at the write phase of each listed dataset (on this rank; call it inside
 // `collectively` before write_values).
-void inject_at_write(const engine::Options& options, int rank,
+void inject_at_write(const engine::PipelineOptions& options, int rank,
                      const std::vector<std::pair<std::string, VertexId>>& datasets);
 
 // Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or

@@ -26,9 +26,14 @@ struct VertexReport {
   std::string name;
   std::string equation;
   Bound bound;
-  std::string partition;      // the partition vector, e.g. "{i:2,j:1,k:2}"
-  double seconds = 0;         // the whole vertex: redistribution + kernels + aggregation
-  double kernel_seconds = 0;  // block kernels only
+  std::string partition;  // the partition vector, e.g. "{i:2,j:1,k:2}"
+  // On the run's timed rank (engine::ExecutionReport::timed_rank): seconds = read + exchange + kernels +
+  // reduce (engine::VertexMeasure).
+  double seconds = 0;
+  double read_seconds = 0;
+  double exchange_seconds = 0;
+  double kernel_seconds = 0;
+  double reduce_seconds = 0;
   Extent floats_moved = 0;
   std::vector<OperandReport> operands;
   bool deferred_reduction = false;  // partial results left to the reader's collectives (Schedule::deferred)
@@ -53,13 +58,20 @@ struct RunReport {
   std::vector<std::size_t> estimated_peak_allocated_bytes;
   std::string backend;
   int threads = 1;
+  std::string thread_note;  // advice on binding threads, where it matters (thread_binding_note)
   std::string planner;
   std::string cost_model;  // the model the planner minimised and predicted_cost is in
   Extent procs = 1;
+  std::string procs_reason;          // why p is not num_ranks (engine::FittedPlan::procs_reason)
   std::string transitions = "auto";  // the transition policy (engine::TransitionPolicy)
-  double total_seconds = 0;          // evaluation of the graph, inputs loaded
-  double input_seconds = 0;          // reading (or generating) the inputs
-  double memory_seconds = 0;         // taking and touching the evaluation's block memory (engine::warm_memory)
+  // The run's times, each the slowest rank's: total = memory + inputs + evaluation.
+  int timed_rank = 0;             // the rank whose vertices took longest in all: the vertices' times are its
+  double memory_seconds = 0;      // taking and touching the evaluation's block memory (engine::warm_memory)
+  double input_seconds = 0;       // reading (or generating) the inputs before the evaluation
+  double evaluation_seconds = 0;  // the vertices, on the timed rank: Σ VertexReport::seconds
+  double total_seconds() const { return memory_seconds + input_seconds + evaluation_seconds; }
+  // The evaluation less the reads of inputs during it (streamed, read again): what GFLOP/s figures divide by.
+  double compute_seconds() const;
   std::vector<VertexReport> vertices;
   std::vector<NonFiniteReport> nonfinite_outputs;  // outputs with NaN or ±Inf elements (IEEE results)
   std::optional<double> predicted_cost;            // none until a planner predicts one
@@ -71,6 +83,9 @@ struct RunReport {
 
   Extent floats_moved() const;
 };
+
+// "0.012345 s": how run output prints every time.
+std::string seconds_text(double seconds);
 
 // The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (docs/cli.md),
 // plus the run's context (graph, ranks, backend, planner).
