@@ -2,8 +2,8 @@
 #   install   einrel installed into WORK_DIR/install (the fixture every consumer uses)
 #   cmake     the CMake project CONSUMER_DIR configured against the install tree, built, and each program in
 #             PROGRAMS (name:arg,arg+name:arg,...) run under MPIEXEC at RANKS (1+2+3)
-#   make      the Makefile in CONSUMER_DIR run with only PKG_CONFIG_PATH pointing at the install tree, then the
-#             programs run as above
+#   make      the Makefile in CONSUMER_DIR run with PREFIX, the install tree (and no PKG_CONFIG_PATH in the
+#             environment), then the programs run as above
 # Every step must succeed; a failing step prints its command's output.
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -32,8 +32,8 @@ if(MODE STREQUAL "cmake")
   step("build ${NAME}" ${CMAKE_COMMAND} --build ${build_dir})
 elseif(MODE STREQUAL "make")
   file(MAKE_DIRECTORY ${build_dir})
-  step("make ${NAME}" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${install_dir}/lib/pkgconfig
-       make -C ${build_dir} -f ${CONSUMER_DIR}/Makefile ${MAKE_ARGS})
+  step("make ${NAME}" ${CMAKE_COMMAND} -E env --unset=PKG_CONFIG_PATH
+       make -C ${build_dir} -f ${CONSUMER_DIR}/Makefile PREFIX=${install_dir} ${MAKE_ARGS})
   message(STATUS "${step_output}")
 else()
   message(FATAL_ERROR "MODE must be install, cmake or make, not '${MODE}'")

@@ -265,6 +265,42 @@ long long kokkos_allocations = 0;
 // and reductions.
 // last_report: every rank's figures of the last execution, the same on every rank, checked against what
 // each rank's EngineResult says and against NaN and ±Inf planted in an input.
+// A first execution that fails on a binding error (an output bound on some ranks only) leaves the program
+// usable: bound right, the next execution runs and writes every piece (it failed with "duplicate key" at
+// R >= 2, the bindings prepared before the error being prepared again).
+TEST(TEST_CATEGORY, AFailedFirstExecutionCanBeRetried) {
+  const int rank = world_rank(), ranks = world_size();
+  const Bound a_bound{11, 7}, b_bound{7, 5}, c_bound{11, 5};
+  Graph g;
+  const auto a = g.input("A", Dtype::f64, a_bound);
+  const auto b = g.input("B", Dtype::f64, b_bound);
+  EinsumOptions named;
+  named.name = "C";
+  const auto c = g.einsum("ij,jk->ik", a, b, named);
+  g.output(c);
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+  const auto a_values = test::random_values<double>(a_bound, 3);
+  const auto b_values = test::random_values<double>(b_bound, 4);
+  std::vector<Tensor<double, TEST_MEMSPACE>> storage;
+  program.set_input<double>("A", pieces_of(a_values, a_bound, row_slab(a_bound, rank, ranks), storage));
+  program.set_input<double>("B", pieces_of(b_values, b_bound, row_slab(b_bound, rank, ranks), storage));
+  const auto c_pieces = pieces_of(std::vector<double>(11 * 5), c_bound, row_slab(c_bound, rank, ranks), storage);
+  if (ranks > 1) {
+    if (rank == 0) program.set_output<double>("C", c_pieces);
+    EXPECT_THROW(program.execute(), Error);
+    EXPECT_EQ(program.executions(), 0);
+  }
+  program.set_output<double>("C", c_pieces);
+  program.execute();
+  Values whole(g.size());
+  whole[a] = tensor_from_host<TEST_MEMSPACE>("A", a_bound, a_values);
+  whole[b] = tensor_from_host<TEST_MEMSPACE>("B", b_bound, b_values);
+  const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
+  const auto c_want = tensor_to_host(std::get<Tensor<double, TEST_MEMSPACE>>(*reference.values[c]));
+  expect_pieces(c_pieces, c_bound, std::vector<double>(c_want.begin(), c_want.end()), 1e-13);
+  EXPECT_EQ(program.executions(), 1);
+}
+
 TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
   const int rank = world_rank(), ranks = world_size();
   const Bound a_bound{12, 6}, b_bound{6, 5};

@@ -10,7 +10,8 @@
  *
  * Tensors are C order: a box is [lo, hi) per dimension, zero-based, and a piece holds its box's elements in
  * C order (the last index fastest). The caller owns MPI: it calls MPI_Init_thread with at least
- * MPI_THREAD_FUNNELED before any einrel call and MPI_Finalize after freeing its programs. Pieces are host
+ * MPI_THREAD_FUNNELED before the first einrel_program_create (parsing, reading and freeing graphs and
+ * einrel_last_error need no MPI) and MPI_Finalize after freeing its programs. Pieces are host
  * memory, and programs run on the host backend (Kokkos' default host execution space). einrel starts
  * Kokkos on the first program when the caller has not, and finalizes what it started when MPI finalizes. */
 #ifndef EINREL_H

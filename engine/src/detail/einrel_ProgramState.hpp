@@ -233,6 +233,11 @@ class ProgramState {
   template <class Scalar>
   void prepare_binding(VertexId v, Binding<Scalar>& b) {
     const Vertex& vertex = graph().vertex(v);
+    // A first execution that failed after preparing this binding prepared it already: start afresh.
+    b.cells.clear();
+    b.cover.reset();
+    b.plan.reset();
+    b.target.reset();
     b.boxes = boxes_of(b.pieces);
     const auto all = redistribute::gather_boxes(comm_, b.boxes);
     comm::collectively(comm_, [&] {
