@@ -73,6 +73,17 @@ std::vector<LocalPiece<Scalar, TEST_MEMSPACE>> pieces_of(const std::vector<Scala
   return pieces;
 }
 
+// C = A B (f64), A and B inputs, C the output.
+Graph product_graph(const Bound& a_bound, const Bound& b_bound) {
+  Graph g;
+  const auto a = g.input("A", Dtype::f64, a_bound);
+  const auto b = g.input("B", Dtype::f64, b_bound);
+  EinsumOptions named;
+  named.name = "C";
+  g.output(g.einsum("ij,jk->ik", a, b, named));
+  return g;
+}
+
 // Every element of `pieces` equals `expected` (the whole tensor) there.
 template <class Scalar>
 void expect_pieces(const std::vector<LocalPiece<Scalar, TEST_MEMSPACE>>& pieces, const Bound& bound,
@@ -271,13 +282,8 @@ long long kokkos_allocations = 0;
 TEST(TEST_CATEGORY, AFailedFirstExecutionCanBeRetried) {
   const int rank = world_rank(), ranks = world_size();
   const Bound a_bound{11, 7}, b_bound{7, 5}, c_bound{11, 5};
-  Graph g;
-  const auto a = g.input("A", Dtype::f64, a_bound);
-  const auto b = g.input("B", Dtype::f64, b_bound);
-  EinsumOptions named;
-  named.name = "C";
-  const auto c = g.einsum("ij,jk->ik", a, b, named);
-  g.output(c);
+  const Graph g = product_graph(a_bound, b_bound);
+  const VertexId a = *g.find("A"), b = *g.find("B"), c = *g.find("C");
   Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
   const auto a_values = test::random_values<double>(a_bound, 3);
   const auto b_values = test::random_values<double>(b_bound, 4);
@@ -304,13 +310,8 @@ TEST(TEST_CATEGORY, AFailedFirstExecutionCanBeRetried) {
 TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
   const int rank = world_rank(), ranks = world_size();
   const Bound a_bound{12, 6}, b_bound{6, 5};
-  Graph g;
-  const auto a = g.input("A", Dtype::f64, a_bound);
-  const auto b = g.input("B", Dtype::f64, b_bound);
-  EinsumOptions named;
-  named.name = "C";
-  const auto c = g.einsum("ij,jk->ik", a, b, named);
-  g.output(c);
+  const Graph g = product_graph(a_bound, b_bound);
+  const VertexId c = *g.find("C");
   Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
   EXPECT_THROW(program.last_report(), Error);
   EXPECT_EQ(program.fitted().plan.partitions, program.plan().partitions);
