@@ -25,7 +25,7 @@ function(_einrel_pc_property target property out)
     if(value MATCHES "\\$<|NOTFOUND$" OR value STREQUAL "/usr/include")
       continue()
     endif()
-    if(property STREQUAL "INTERFACE_LINK_LIBRARIES" AND NOT TARGET ${value} AND value MATCHES "^[A-Za-z0-9_.+-]+$"
+    if(property STREQUAL "INTERFACE_LINK_LIBRARIES" AND NOT TARGET "${value}" AND value MATCHES "^[A-Za-z0-9_.+-]+$"
        AND NOT value MATCHES "^-")
       set(value "-l${value}")
     endif()
