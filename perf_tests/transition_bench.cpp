@@ -114,7 +114,7 @@ struct Prepared {
     const auto result = engine::execute(Exec{}, exchange, c.graph, schedule, steps, inputs);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double moving = 0;
-    for (const engine::VertexMeasure& m : result.vertices) moving += m.seconds - m.kernel_seconds;
+    for (const engine::VertexMeasure& m : result.vertices) moving += m.seconds() - m.kernel_seconds;
     return {slowest(comm, total), slowest(comm, moving)};
   }
 };

@@ -40,16 +40,28 @@ using InputReader = std::function<void(VertexId input, const AnyBoxedBlocks<Memo
 // What one rank measured for one vertex: wall time of the whole vertex, of its kernels and of its streamed
 // inputs' reads, and the floats it sent to and received from other ranks (operand exchanges and the
 // reduction of partials).
-// What one vertex's steps took on this rank. seconds = read_seconds + exchange_seconds + kernel_seconds +
-// reduce_seconds exactly: read_seconds the reads of inputs from their source (streamed blocks between kernel
-// calls, inputs read again), kernel_seconds the block kernels, reduce_seconds the ⊕-reduction of partials to
-// their owners, exchange_seconds the rest (the operands' exchange or collectives, and the step's bookkeeping).
-struct VertexMeasure {
-  double seconds = 0;
+// What one vertex's steps took on one rank, in four parts: read_seconds the reads of inputs from their source
+// (streamed blocks between kernel calls, inputs read again), kernel_seconds the block kernels, reduce_seconds
+// the ⊕-reduction of partials to their owners, exchange_seconds the rest (the operands' exchange or
+// collectives, and the step's bookkeeping). The vertex's time is their sum.
+struct VertexTimes {
   double read_seconds = 0;
   double exchange_seconds = 0;
   double kernel_seconds = 0;
   double reduce_seconds = 0;
+
+  double seconds() const { return read_seconds + exchange_seconds + kernel_seconds + reduce_seconds; }
+  VertexTimes& operator+=(const VertexTimes& other) {
+    read_seconds += other.read_seconds;
+    exchange_seconds += other.exchange_seconds;
+    kernel_seconds += other.kernel_seconds;
+    reduce_seconds += other.reduce_seconds;
+    return *this;
+  }
+};
+
+// What this rank measured for one vertex: its times and the floats it sent and received for it.
+struct VertexMeasure : VertexTimes {
   Extent floats_sent = 0;
   Extent floats_received = 0;
 };

@@ -14,31 +14,25 @@ Extent ExecutionReport::floats_moved() const {
 
 double ExecutionReport::evaluation_seconds() const {
   double seconds = 0;
-  for (const VertexFigures& v : vertices) seconds += v.seconds;
+  for (const VertexFigures& v : vertices) seconds += v.seconds();
   return seconds;
 }
 
 namespace {
 
-// Collective: the rank whose vertices took longest in all (the lowest such rank), and its five times per vertex.
-std::pair<int, std::vector<double>> timed_rank_figures(const comm::Communicator& comm,
-                                                       const std::vector<VertexMeasure>& vertices) {
-  constexpr int per_vertex = 5;
-  std::vector<double> mine(per_vertex * vertices.size());
+// Collective: the rank whose vertices took longest in all (the lowest such rank), and its times per vertex.
+std::pair<int, std::vector<VertexTimes>> timed_rank_times(const comm::Communicator& comm,
+                                                          const std::vector<VertexMeasure>& vertices) {
+  static_assert(sizeof(VertexTimes) == 4 * sizeof(double), "VertexTimes is sent as four doubles");
+  std::vector<VertexTimes> mine(vertices.begin(), vertices.end());
   double total = 0;
-  for (std::size_t v = 0; v < vertices.size(); ++v) {
-    const VertexMeasure& m = vertices[v];
-    const double figures[per_vertex] = {m.seconds, m.read_seconds, m.exchange_seconds, m.kernel_seconds,
-                                        m.reduce_seconds};
-    std::copy(figures, figures + per_vertex, &mine[per_vertex * v]);
-    total += m.seconds;
-  }
+  for (const VertexTimes& t : mine) total += t.seconds();
   std::vector<double> totals(static_cast<std::size_t>(comm.size()));
   MPI_Request request;
   comm::complete(MPI_Iallgather(&total, 1, MPI_DOUBLE, totals.data(), 1, MPI_DOUBLE, comm.get(), &request), request,
                  "MPI_Iallgather");
   const int slowest = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
-  comm::complete(MPI_Ibcast(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, slowest, comm.get(), &request),
+  comm::complete(MPI_Ibcast(mine.data(), static_cast<int>(4 * mine.size()), MPI_DOUBLE, slowest, comm.get(), &request),
                  request, "MPI_Ibcast");
   return {slowest, std::move(mine)};
 }
@@ -64,7 +58,7 @@ ExecutionReport gather_execution_report(const comm::Communicator& comm, const Gr
       MPI_Iallgather(mine, per_rank, MPI_LONG_LONG, all.data(), per_rank, MPI_LONG_LONG, comm.get(), &request), request,
       "MPI_Iallgather");
   // Per vertex: the timed rank's times, and the floats sent with the non-finite counts summed.
-  const auto [timed_rank, seconds] = timed_rank_figures(comm, vertices);
+  const auto [timed_rank, times] = timed_rank_times(comm, vertices);
   std::vector<long long> counts(3 * n), sums(3 * n);
   for (VertexId v = 0; v < n; ++v) {
     counts[3 * v] = vertices[v].floats_sent;
@@ -84,8 +78,9 @@ ExecutionReport gather_execution_report(const comm::Communicator& comm, const Gr
   }
   report.timed_rank = timed_rank;
   for (VertexId v = 0; v < n; ++v) {
-    const double* t = &seconds[5 * v];
-    report.vertices.push_back({t[0], t[1], t[2], t[3], t[4], sums[3 * v]});
+    VertexFigures& f = report.vertices.emplace_back();
+    static_cast<VertexTimes&>(f) = times[v];
+    f.floats_moved = sums[3 * v];
   }
   for (VertexId v : graph.outputs())
     if (sums[3 * v + 1] + sums[3 * v + 2] > 0)

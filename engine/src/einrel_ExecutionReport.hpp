@@ -16,14 +16,9 @@ namespace einrel::engine {
 
 // One vertex of one execution over every rank: the slowest rank's times (VertexMeasure) and the floats all
 // ranks sent for it.
-// One vertex in an execution report: its times on the report's timed rank (VertexMeasure: seconds is the sum
-// of the four parts) and the floats moved for it by every rank.
-struct VertexFigures {
-  double seconds = 0;
-  double read_seconds = 0;
-  double exchange_seconds = 0;
-  double kernel_seconds = 0;
-  double reduce_seconds = 0;
+// One vertex in an execution report: its times on the report's timed rank and the floats moved for it by every
+// rank.
+struct VertexFigures : VertexTimes {
   Extent floats_moved = 0;
 };
 

@@ -331,14 +331,14 @@ TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
   // took longest in all.
   double my_seconds = 0, longest = 0;
   for (const auto& m : result.vertices) {
-    EXPECT_NEAR(m.seconds, m.read_seconds + m.exchange_seconds + m.kernel_seconds + m.reduce_seconds, 1e-12);
-    my_seconds += m.seconds;
+    for (double part : {m.read_seconds, m.exchange_seconds, m.kernel_seconds, m.reduce_seconds}) EXPECT_GE(part, 0);
+    my_seconds += m.seconds();
   }
   MPI_Allreduce(&my_seconds, &longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   EXPECT_DOUBLE_EQ(report.evaluation_seconds(), longest);
   if (rank == report.timed_rank)
     for (VertexId v = 0; v < g.size(); ++v) {
-      EXPECT_EQ(report.vertices[v].seconds, result.vertices[v].seconds);
+      EXPECT_EQ(report.vertices[v].seconds(), result.vertices[v].seconds());
       EXPECT_EQ(report.vertices[v].kernel_seconds, result.vertices[v].kernel_seconds);
       EXPECT_EQ(report.vertices[v].exchange_seconds, result.vertices[v].exchange_seconds);
     }
@@ -355,7 +355,7 @@ TEST(TEST_CATEGORY, LastReportGathersEveryRank) {
   MPI_Allreduce(&tuples, &all_tuples, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_EQ(report.floats_moved(), total);
   EXPECT_EQ(report.vertices[c].floats_moved, total);  // C is the only vertex that moves anything
-  EXPECT_GT(report.vertices[c].seconds, 0);
+  EXPECT_GT(report.vertices[c].kernel_seconds, 0);
   Extent counted = 0;
   for (const auto& r : report.ranks) counted += r.tuples;
   EXPECT_EQ(counted, all_tuples);

@@ -155,7 +155,6 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.procs = plan.procs;
   report.procs_reason = session.fitted().procs_reason;
   report.timed_rank = figures.timed_rank;
-  report.evaluation_seconds = figures.evaluation_seconds();
   report.transitions = engine::transition_policy_name(schedule.transition_policy());
   report.ranks = figures.ranks;
   report.peak_allocated_bytes = figures.peak_allocated_bytes;
@@ -171,11 +170,7 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
     entry.equation = vertex.einsum->equation();
     entry.bound = vertex.bound;
     entry.partition = plan.partitions[v].str();
-    entry.seconds = f.seconds;
-    entry.read_seconds = f.read_seconds;
-    entry.exchange_seconds = f.exchange_seconds;
-    entry.kernel_seconds = f.kernel_seconds;
-    entry.reduce_seconds = f.reduce_seconds;
+    entry.times = f;
     entry.floats_moved = f.floats_moved;
     entry.deferred_reduction = schedule.deferred(v);
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {

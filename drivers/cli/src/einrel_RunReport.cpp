@@ -31,9 +31,10 @@ namespace {
 
 void write_vertex(io::JsonWriter& j, const VertexReport& v) {
   j.begin_object().member("name", v.name).member("equation", v.equation).member("shape", v.bound);
-  j.member("partition", v.partition).member("seconds", v.seconds).member("read_seconds", v.read_seconds);
-  j.member("exchange_seconds", v.exchange_seconds).member("kernel_seconds", v.kernel_seconds);
-  j.member("reduce_seconds", v.reduce_seconds);
+  const engine::VertexTimes& t = v.times;
+  j.member("partition", v.partition).member("seconds", t.seconds()).member("read_seconds", t.read_seconds);
+  j.member("exchange_seconds", t.exchange_seconds).member("kernel_seconds", t.kernel_seconds);
+  j.member("reduce_seconds", t.reduce_seconds);
   j.member("floats_moved", v.floats_moved).member("deferred_reduction", v.deferred_reduction);
   j.key("operands").begin_array();
   for (const OperandReport& o : v.operands) {
@@ -56,7 +57,7 @@ std::string report_json(const RunReport& r) {
   j.member("estimated_seconds", r.estimated_seconds);
   j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds());
   j.member("memory_seconds", r.memory_seconds).member("input_seconds", r.input_seconds);
-  j.member("evaluation_seconds", r.evaluation_seconds).member("timed_rank", r.timed_rank).key("ranks");
+  j.member("evaluation_seconds", r.evaluation_seconds()).member("timed_rank", r.timed_rank).key("ranks");
   write_ranks(j, r.ranks, r.peak_allocated_bytes, r.estimated_peak_allocated_bytes);
   j.key("nonfinite_outputs").begin_array();
   for (const NonFiniteReport& n : r.nonfinite_outputs)
@@ -95,10 +96,16 @@ std::string seconds_text(double seconds) {
   return s.str();
 }
 
+double RunReport::evaluation_seconds() const {
+  double seconds = 0;
+  for (const VertexReport& v : vertices) seconds += v.times.seconds();
+  return seconds;
+}
+
 double RunReport::compute_seconds() const {
   double reads = 0;
-  for (const VertexReport& v : vertices) reads += v.read_seconds;
-  return evaluation_seconds - reads;
+  for (const VertexReport& v : vertices) reads += v.times.read_seconds;
+  return evaluation_seconds() - reads;
 }
 
 namespace {
@@ -118,28 +125,28 @@ void print_vertex_table(const RunReport& r, std::ostream& out) {
         << b << std::setw(static_cast<int>(widths[2])) << c << std::setw(static_cast<int>(widths[3])) << d
         << std::right;
   };
-  auto times = [&out](double read, double exchange, double kernels, double reduce, double seconds) {
-    for (double t : {read, exchange, kernels, reduce, seconds})
-      out << std::setw(10) << std::fixed << std::setprecision(6) << t;
+  auto times = [&out](const engine::VertexTimes& t) {
+    for (double seconds : {t.read_seconds, t.exchange_seconds, t.kernel_seconds, t.reduce_seconds, t.seconds()})
+      out << std::setw(10) << std::fixed << std::setprecision(6) << seconds;
   };
   texts("vertex", "equation", "shape", "partition");
   for (const char* column : {"read", "exchange", "kernels", "reduce", "seconds"}) out << std::setw(10) << column;
   out << std::setw(14) << "floats moved"
       << "\n";
-  VertexReport sum;
+  engine::VertexTimes sum;
+  Extent moved = 0;
   for (const auto& v : r.vertices) {
     texts(v.name, v.equation, to_string(v.bound), v.partition);
-    times(v.read_seconds, v.exchange_seconds, v.kernel_seconds, v.reduce_seconds, v.seconds);
+    times(v.times);
     out << std::setw(14) << v.floats_moved << "\n";
-    sum.read_seconds += v.read_seconds, sum.exchange_seconds += v.exchange_seconds;
-    sum.kernel_seconds += v.kernel_seconds, sum.reduce_seconds += v.reduce_seconds, sum.seconds += v.seconds;
-    sum.floats_moved += v.floats_moved;
+    sum += v.times;
+    moved += v.floats_moved;
   }
   const std::string label = "evaluation (times of rank " + std::to_string(r.timed_rank) + ", the slowest)";
   const std::size_t width = std::max(widths[0] + widths[1] + widths[2] + widths[3], label.size() + 2);
   out << "  " << std::left << std::setw(static_cast<int>(width)) << label << std::right;
-  times(sum.read_seconds, sum.exchange_seconds, sum.kernel_seconds, sum.reduce_seconds, sum.seconds);
-  out << std::setw(14) << sum.floats_moved << "\n";
+  times(sum);
+  out << std::setw(14) << moved << "\n";
 }
 
 }  // namespace
@@ -172,7 +179,7 @@ void print_summary(const RunReport& r, std::ostream& out) {
     out << "\n";
   }
   out << "  total: " << seconds_text(r.total_seconds()) << " = memory " << seconds_text(r.memory_seconds)
-      << " + inputs " << seconds_text(r.input_seconds) << " + evaluation " << seconds_text(r.evaluation_seconds)
+      << " + inputs " << seconds_text(r.input_seconds) << " + evaluation " << seconds_text(r.evaluation_seconds())
       << "; floats moved: " << r.floats_moved() << "\n";
   for (const NonFiniteReport& n : r.nonfinite_outputs)
     out << "  non-finite values: output " << n.name << " holds " << n.nan << " NaN and " << n.inf << " ±Inf\n";

@@ -84,11 +84,8 @@ class StepRunner {
       dispatch_dtype(graph_.vertex(s.vertex).dtype, [&](auto scalar) { vertex<decltype(scalar)>(s); });
       if (s.dead) result_.values[s.vertex].reset();
       VertexMeasure& measure = result_.vertices[s.vertex];
-      measure.seconds = seconds_since(vertex_start);
-      measure.exchange_seconds =
-          std::max(0.0, measure.seconds - measure.read_seconds - measure.kernel_seconds - measure.reduce_seconds);
-      measure.seconds =
-          measure.read_seconds + measure.exchange_seconds + measure.kernel_seconds + measure.reduce_seconds;
+      // What the other three parts leave of the vertex's time (never negative from clock granularity).
+      measure.exchange_seconds = std::max(0.0, seconds_since(vertex_start) - measure.seconds());
       result_.traffic.floats_sent += measure.floats_sent;
       result_.traffic.floats_received += measure.floats_received;
       result_.traffic.tuples += s.tuples();

@@ -2,6 +2,7 @@
 #define EINREL_RUNREPORT_HPP
 
 #include <einrel_Bound.hpp>
+#include <einrel_EngineResult.hpp>
 #include <einrel_Json.hpp>
 #include <einrel_Traffic.hpp>
 
@@ -26,14 +27,8 @@ struct VertexReport {
   std::string name;
   std::string equation;
   Bound bound;
-  std::string partition;  // the partition vector, e.g. "{i:2,j:1,k:2}"
-  // On the run's timed rank (engine::ExecutionReport::timed_rank): seconds = read + exchange + kernels +
-  // reduce (engine::VertexMeasure).
-  double seconds = 0;
-  double read_seconds = 0;
-  double exchange_seconds = 0;
-  double kernel_seconds = 0;
-  double reduce_seconds = 0;
+  std::string partition;      // the partition vector, e.g. "{i:2,j:1,k:2}"
+  engine::VertexTimes times;  // on the run's timed rank (engine::ExecutionReport::timed_rank)
   Extent floats_moved = 0;
   std::vector<OperandReport> operands;
   bool deferred_reduction = false;  // partial results left to the reader's collectives (Schedule::deferred)
@@ -65,11 +60,11 @@ struct RunReport {
   std::string procs_reason;          // why p is not num_ranks (engine::FittedPlan::procs_reason)
   std::string transitions = "auto";  // the transition policy (engine::TransitionPolicy)
   // The run's times, each the slowest rank's: total = memory + inputs + evaluation.
-  int timed_rank = 0;             // the rank whose vertices took longest in all: the vertices' times are its
-  double memory_seconds = 0;      // taking and touching the evaluation's block memory (engine::warm_memory)
-  double input_seconds = 0;       // reading (or generating) the inputs before the evaluation
-  double evaluation_seconds = 0;  // the vertices, on the timed rank: Σ VertexReport::seconds
-  double total_seconds() const { return memory_seconds + input_seconds + evaluation_seconds; }
+  int timed_rank = 0;                 // the rank whose vertices took longest in all: the vertices' times are its
+  double memory_seconds = 0;          // taking and touching the evaluation's block memory (engine::warm_memory)
+  double input_seconds = 0;           // reading (or generating) the inputs before the evaluation
+  double evaluation_seconds() const;  // the vertices, on the timed rank: Σ of their times
+  double total_seconds() const { return memory_seconds + input_seconds + evaluation_seconds(); }
   // The evaluation less the reads of inputs during it (streamed, read again): what GFLOP/s figures divide by.
   double compute_seconds() const;
   std::vector<VertexReport> vertices;
