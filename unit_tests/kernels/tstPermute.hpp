@@ -115,4 +115,34 @@ TEST(TEST_CATEGORY, VectorTransposeTileStreamsAndAdds) {
   }
 }
 
+// Device memory allocations seen by Kokkos' tools interface while a check runs.
+std::uint64_t allocations = 0;
+void count_allocation(Kokkos::Tools::SpaceHandle, const char*, const void*, std::uint64_t) { ++allocations; }
+
+// Regression: Kokkos 3.4's Cuda backend allocated an instance's team scratch (a cudaMalloc and a blocking
+// copy) at every launch of the transposing team kernel, which then waited for every kernel before it.
+TEST(TEST_CATEGORY, RepeatedPermutationsAllocateNothing) {
+  const Bound bound{64, 3, 40};
+  const auto in = tensor_from_host<TEST_MEMSPACE>("in", bound, test::random_values<double>(bound, 7));
+  const Tensor<double, TEST_MEMSPACE> transposed("transposed", {40, 3, 64}), rows("rows", {3, 64, 40});
+  TEST_EXECSPACE exec;
+  auto permute_all = [&] {
+    kernels::permute(exec, in, "abc", transposed, "cba");
+    kernels::permute(exec, in, "abc", transposed, "cba", true);
+    kernels::permute(exec, in, "abc", rows, "bac");
+  };
+  permute_all();  // the first calls may set up what later ones reuse
+  exec.fence();
+  allocations = 0;
+  Kokkos::Tools::Experimental::set_allocate_data_callback(count_allocation);
+  for (int i = 0; i < 3; ++i) permute_all();
+  exec.fence();
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  EXPECT_EQ(allocations, 0u);
+  const auto out = tensor_to_host(transposed);
+  const auto expected = test::reference_einsum(EinSum::parse("abc->cba", 1), {bound},
+                                               std::vector<std::vector<double>>{tensor_to_host(in)});
+  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_DOUBLE_EQ(out[i], 2 * expected[i]);
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include <type_traits>
 
 // Put before a host-and-device template that calls a callable it is given (a dispatcher such as
 // with_constant): nvcc checks the instantiation a host lambda makes as if it could run on the device and
@@ -37,6 +38,22 @@ void fence(const ExecutionSpace& exec, [[maybe_unused]] const std::string& label
 template <class Policy>
 auto light_weight(const Policy& policy) {
   return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
+// A TeamPolicy of `league` teams of `team_size` threads on `exec`, as einrel launches its team kernels
+// (light_weight). Kokkos 3.4's Cuda backend sizes an instance's level-1 team scratch at every team launch,
+// and while that size is 0 each launch allocates it anew (CudaInternal::resize_team_scratch_space): a
+// cudaMalloc and a blocking cudaMemcpy of the allocation's header, so a team kernel that asks for level-0
+// scratch only waits on the host for every kernel before it, and the allocation leaks. One byte of
+// level-1 scratch per instance, taken here once, ends both (test RepeatedPermutationsAllocateNothing).
+// Kokkos 4.x keeps a pool of such buffers per instance behind another interface; not patched here.
+template <class ExecutionSpace>
+auto team_policy(const ExecutionSpace& exec, int league, int team_size) {
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>)
+    exec.impl_internal_space_instance()->resize_team_scratch_space(1);
+#endif
+  return light_weight(Kokkos::TeamPolicy<ExecutionSpace>(exec, league, team_size));
 }
 
 // [begin, end) on `exec` as einrel launches its kernels: light_weight, Index-typed.
