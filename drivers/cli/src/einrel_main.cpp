@@ -30,6 +30,18 @@ int main(int argc, char* argv[]) {
     MPI_Finalize();
     return 0;
   }
+  // `plan` runs no kernel (its dry run is host bookkeeping): it starts no Kokkos backend, so a CUDA build
+  // plans where no GPU is visible (a login node) and without the GPU's start-up. Kokkos' own options would
+  // configure the backend it does not start, and are dropped.
+  if (argc > 1 && std::strcmp(argv[1], "plan") == 0) {
+    std::vector<char*> plan_args;
+    for (int a = 0; a < argc; ++a)
+      if (std::strncmp(argv[a], "--kokkos-", 9) != 0) plan_args.push_back(argv[a]);
+    const int status = einrel::cli::cli_main(MPI_COMM_WORLD, static_cast<int>(plan_args.size()), plan_args.data(),
+                                             std::cout, std::cerr);
+    MPI_Finalize();
+    return status;
+  }
   // Kokkos' warnings (printed on stdout, per rank: a plan piped into dot or a JSON reader would carry them)
   // stay off; einrel gives its own advice on thread binding once, where it matters (thread_binding_note).
   std::vector<char*> args(argv, argv + argc);
