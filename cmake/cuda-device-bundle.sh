@@ -47,7 +47,8 @@ gcc_runtime='^(libstdc\+\+|libgcc_s|libgomp|libgfortran|libquadmath)\.'
 ldd "${programs[@]}" "${runtime}"/bin/* 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
   while read -r lib; do
     name=$(basename "$lib")
-    if [[ $name =~ $system ]] || [[ $lib == "${kokkos_prefix}"/* ]]; then continue; fi
+    # (einrel's own shared libraries, libeinrel_c and libeinrel_fortran, travel in the build tree)
+    if [[ $name =~ $system ]] || [[ $lib == "${kokkos_prefix}"/* ]] || [[ $lib == "${build}"/* ]]; then continue; fi
     if [[ $name =~ $gcc_runtime ]]; then cp -L "$lib" "${runtime}/lib-gcc/"; else cp -L "$lib" "${runtime}/lib/"; fi
   done
 # MPICH's UCX loads its transport modules at run time from ucx/ beside libucs, so ldd does not name them:

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Runs einrel's CUDA build on a GPU machine that has the CUDA driver and toolkit (cuBLAS) but none of
 # einrel's dependencies: unpacks the bundle of cmake/cuda-device-bundle.sh at its absolute paths, then
-#   1. the CUDA test suite: every test of the build tree at 1 and 2 MPI ranks, except the host backends'
-#      duplicates (_OpenMP, _Serial), the install-tree consumers (they need a compiler), ScaLAPACK's own
-#      testers (not bundled) and the tests of other tools (clang-format, Graphviz, Open MPI); MPI is
-#      host-staged (GPU-aware MPI off), both ranks on the one GPU;
-#   2. einrel_kernel_bench in f64 and f32 against plain cuBLAS and cudaMemcpy (CUDA events), and in f64 with
+#   1. einrel_kernel_bench in f64 and f32 against plain cuBLAS and cudaMemcpy (CUDA events), and in f64 with
 #      one call per sample;
-#   3. `einrel matrix-chain --scale 8192` on one rank;
-# and ends with a short table. Logs go to $OUT (else .device/out in the source tree).
+#   2. `einrel matrix-chain --scale 8192` on one rank;
+#   3. Nsight Compute's kernel durations of the permuted contractions, where ncu is installed;
+#   4. the CUDA test suite: every test of the build tree at 1 and 2 MPI ranks, except the host backends'
+#      duplicates (_OpenMP, _Serial), the install-tree consumers (they need a compiler), ScaLAPACK's own
+#      testers (not bundled), the host build's docs check and the tests of other tools (clang-format,
+#      Graphviz, Open MPI); MPI is host-staged (GPU-aware MPI off), both ranks on the one GPU. It gets what is
+#      left of EINREL_DEVICE_SECONDS (default 570) after the rest, so that one call of the device tool
+#      (at most 600 s) holds the whole run;
+# and ends with a short table. Logs go to $OUT (else .device/out in the source tree): at most 8 files, as
+# the device tool brings back. A rerun of what a fix touched, in less device time:
+#   EINREL_DEVICE_TESTS=REGEX   only the tests ctest -R REGEX selects (of those above);
+#   EINREL_DEVICE_QUICK=1       only step 1's f64 runs and step 4.
 #
 #   bash cmake/cuda-device-run.sh [BUNDLE]       (default: .device/einrel-cuda.tar.xz in the source tree)
 set -uo pipefail
@@ -20,8 +26,11 @@ mkdir -p "$out"
 t0=$SECONDS
 step() { echo "== [$((SECONDS - t0)) s] $*"; }
 
+budget=${EINREL_DEVICE_SECONDS:-570}
+
 step "machine"
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | tee "${out}/gpu.txt"
+gpu=$(nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader)
+echo "$gpu"
 grep PRETTY_NAME /etc/os-release; ldd --version | head -n 1; echo "cores: $(nproc)"
 
 step "unpacking ${bundle}"
@@ -76,29 +85,52 @@ missing=$(ldd "${build}/drivers/einrel" | grep 'not found')
 [[ -z "$missing" ]] || { echo "libraries not found: ${missing}"; exit 1; }
 export OMP_PROC_BIND=false OMP_NUM_THREADS=2
 
-step "CUDA test suite (1 and 2 ranks)"
-exclude='_np([3-9]|[1-9][0-9])|_OpenMP|_Serial|^Package|ScaLAPACK_testers|ScaLAPACK_pblas_testers|^Format_|Cli_plan_dot_renders|Cli_error_foreign_launcher'
-(cd "$build" && timeout 360 ctest -j 12 --timeout 150 -E "$exclude" --output-on-failure) >"${out}/ctest.log" 2>&1
-ctest_status=$?
-cp "${build}/Testing/Temporary/LastTest.log" "${out}/LastTest.log" 2>/dev/null
-grep -E "tests passed|tests failed|^\s+[0-9]+ - |Total Test time" "${out}/ctest.log"
-
 step "kernels against cuBLAS and cudaMemcpy"
 timeout 70 "${build}/perf_tests/einrel_kernel_bench" --reps 15 --max-size 8192 >"${out}/kernels_f64.csv" 2>&1
-timeout 45 "${build}/perf_tests/einrel_kernel_bench" --reps 15 --max-size 8192 --dtype f32 >"${out}/kernels_f32.csv" 2>&1
+quick=${EINREL_DEVICE_QUICK:-0}
+[[ $quick == 1 ]] ||
+  timeout 45 "${build}/perf_tests/einrel_kernel_bench" --reps 15 --max-size 8192 --dtype f32 >"${out}/kernels_f32.csv" 2>&1
 # One call per sample: the latency of a lone call, einrel's host work per call included.
 timeout 45 "${build}/perf_tests/einrel_kernel_bench" --reps 15 --max-size 8192 --calls 1 \
   >"${out}/kernels_f64_one_call.csv" 2>&1
 
-step "matrix chain S = 8192, one rank"
-timeout 45 "${build}/drivers/einrel" matrix-chain --scale 8192 --report "${out}/chain_report.json" 2>&1 |
-  tee "${out}/chain.txt"
-timeout 45 "${build}/drivers/einrel" matrix-chain --scale 8192 --dtype f32 2>&1 | tee -a "${out}/chain.txt"
+if [[ $quick != 1 ]]; then
+  step "matrix chain S = 8192, one rank"
+  timeout 45 "${build}/drivers/einrel" matrix-chain --scale 8192 --report "${out}/chain_report.json" 2>&1 |
+    tee "${out}/chain.txt"
+  timeout 45 "${build}/drivers/einrel" matrix-chain --scale 8192 --dtype f32 2>&1 | tee -a "${out}/chain.txt"
+
+  step "kernel durations of the permuted contractions (Nsight Compute)"
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)
+  if [[ -n "$ncu" ]]; then
+    timeout 60 "$ncu" --csv --print-units base --print-kernel-base function --metrics gpu__time_duration.sum \
+      --clock-control none --log-file "${out}/ncu_permuted.csv" \
+      "${build}/perf_tests/einrel_kernel_bench" --only permuted_multilabel --reps 3 --calls 1 >/dev/null 2>&1
+    # Mean duration per kernel name (nanoseconds in the file).
+    awk -F'","' '/gpu__time_duration/ {gsub(/[",]/, "", $NF); n[$5]++; t[$5] += $NF}
+      END {for (k in n) printf "%8.1f us  x%-3d %s\n", t[k] / n[k] / 1000, n[k], substr(k, 1, 90)}' \
+      "${out}/ncu_permuted.csv" | sort -k1 -n -r | head -n 12
+  else
+    echo "no ncu on this machine"
+  fi
+fi
+
+step "CUDA test suite (1 and 2 ranks)"
+exclude='_np([3-9]|[1-9][0-9])|_OpenMP|_Serial|^Package|^Docs_|ScaLAPACK_testers|ScaLAPACK_pblas_testers|^Format_|Cli_plan_dot_renders|Cli_error_foreign_launcher'
+ctest_seconds=$((budget - (SECONDS - t0) - 15))
+echo "ctest gets ${ctest_seconds} s"
+(cd "$build" && timeout "$ctest_seconds" ctest -j 12 --timeout 150 -E "$exclude" ${EINREL_DEVICE_TESTS:+-R "$EINREL_DEVICE_TESTS"} \
+  --output-on-failure) \
+  >"${out}/ctest.log" 2>&1
+ctest_status=$?
+cp "${build}/Testing/Temporary/LastTest.log" "${out}/LastTest.log" 2>/dev/null
+grep -E "tests passed|tests failed|^\s+[0-9]+ - |Total Test time" "${out}/ctest.log"
 
 step "summary"
 for f in "${out}"/kernels_f64.csv "${out}"/kernels_f32.csv "${out}"/kernels_f64_one_call.csv; do
+  [[ -f "$f" ]] || continue
   echo "--- $(basename "$f")"
-  grep '^#' "$f"
+  grep -v '^# host time' "$f" | grep '^#'
   # Contractions are the rows with a GEMM peer; the generic ⊗/⊕ and permutation rows are rates, not matches.
   # The equation holds commas: a row is case, equation, shape and three rates, read from both ends.
   awk -F, '!/^#/ && $1 != "case" && NF >= 6 {
@@ -108,4 +140,5 @@ for f in "${out}"/kernels_f64.csv "${out}"/kernels_f32.csv "${out}"/kernels_f64_
     END { if (n) printf "contractions: geomean %.3f, min %.3f over %d\n", exp(s / n), min, n }' "$f"
   grep -v '^#' "$f" | awk -F, 'NF < 6' | head -n 5
 done
+echo "${gpu}"
 echo "ctest exit status ${ctest_status}; total $((SECONDS - t0)) s"

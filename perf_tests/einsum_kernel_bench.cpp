@@ -26,6 +26,7 @@
 #include <Kokkos_Random.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,10 @@ int device_calls(double unit, double work) {
   return static_cast<int>(std::clamp(std::ceil(work / unit), 1.0, 64.0));
 }
 
+// The medians of the host's time to issue one call of f and of g in the last event_median_seconds: where
+// it exceeds the device's time per call, the device waits for the host.
+std::pair<double, double> last_issue_seconds;
+
 // Medians of f's and g's times per call on `stream` by CUDA events, alternating, after one warm-up call
 // of each; each sample times `calls` calls issued back to back, as the engine issues a vertex's blocks.
 template <class F, class G>
@@ -120,24 +125,32 @@ std::pair<double, double> event_median_seconds(int reps, int calls, cudaStream_t
   cudaEvent_t start, stop;
   cuda_check(cudaEventCreate(&start), "cudaEventCreate");
   cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
-  auto time = [&](auto&& h) {
+  std::vector<double> issue_f, issue_g;  // host seconds per call to issue the calls
+  auto time = [&](auto&& h, std::vector<double>& issue) {
     cuda_check(cudaEventRecord(start, stream), "cudaEventRecord");
+    const auto issued = std::chrono::steady_clock::now();
     for (int call = 0; call < calls; ++call) h();
+    issue.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - issued).count() / calls);
     cuda_check(cudaEventRecord(stop, stream), "cudaEventRecord");
     cuda_check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0;
     cuda_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     return 1e-3 * ms / calls;
   };
-  time(f);
-  time(g);
+  time(f, issue_f);
+  time(g, issue_g);
+  issue_f.clear();
+  issue_g.clear();
   std::vector<double> tf, tg;
   for (int r = 0; r < reps; ++r) {
-    tf.push_back(time(f));
-    tg.push_back(time(g));
+    tf.push_back(time(f, issue_f));
+    tg.push_back(time(g, issue_g));
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+  std::sort(issue_f.begin(), issue_f.end());
+  std::sort(issue_g.begin(), issue_g.end());
+  last_issue_seconds = {issue_f[issue_f.size() / 2], issue_g[issue_g.size() / 2]};
   std::sort(tf.begin(), tf.end());
   std::sort(tg.begin(), tg.end());
   return {tf[tf.size() / 2], tg[tg.size() / 2]};
@@ -263,6 +276,11 @@ void bench_einsum(const std::string& name, const std::string& equation, const st
   const double flops = 2.0 * batch * m * n * k;
   std::cout << name << "," << e.equation() << "," << shape_of(e, extent) << "," << flops / einrel_s * 1e-9 << ","
             << flops / blas_s * 1e-9 << "," << blas_s / einrel_s << std::endl;
+#ifdef KOKKOS_ENABLE_CUDA
+  std::cout << "# host time to issue one call (us): einrel " << last_issue_seconds.first * 1e6 << ", cuBLAS "
+            << last_issue_seconds.second * 1e6 << "; device time per call (us): einrel " << einrel_s * 1e6
+            << ", cuBLAS " << blas_s * 1e6 << std::endl;
+#endif
 }
 
 // The permutation (packing) kernel against a plain copy of the same bytes.
@@ -288,6 +306,10 @@ void bench_permute(const std::string& from, const std::string& to, const Bound& 
   const double bytes = 2.0 * sizeof(Scalar) * in.size();  // read + write
   std::cout << "permute_bandwidth_GBps," << from << "->" << to << "," << shape << "," << bytes / permute_s * 1e-9 << ","
             << bytes / copy_s * 1e-9 << "," << copy_s / permute_s << std::endl;
+#ifdef KOKKOS_ENABLE_CUDA
+  std::cout << "# host time to issue one call (us): einrel " << last_issue_seconds.first * 1e6 << ", cudaMemcpyAsync "
+            << last_issue_seconds.second * 1e6 << std::endl;
+#endif
 }
 
 template <class Scalar>
