@@ -37,6 +37,16 @@ struct Vertex {
   bool is_input() const { return !einsum.has_value(); }
 };
 
+// An einsum of three or more operands as it was written, and the binary vertices it became (docs/graph-format.md):
+// the order of fewest flops that contraction_order found, by its `method` (exhaustive, dp or greedy).
+struct NaryEinsum {
+  std::string equation;
+  std::vector<VertexId> steps;  // the binary vertices in order; the last holds the result
+  std::string method;
+  double flops = 0;                 // counted as opt_einsum counts them (einrel_ContractionOrder.hpp)
+  double largest_intermediate = 0;  // elements
+};
+
 // How the builder API applies an einsum: its ops and, optionally, the vertex name (generated when
 // empty) and where a graph file wrote it.
 struct EinsumOptions {
@@ -83,6 +93,8 @@ class Graph {
   const std::vector<Vertex>& vertices() const { return vertices_; }
   const std::vector<VertexId>& outputs() const { return outputs_; }
   std::optional<VertexId> find(std::string_view name) const;
+  // The n-ary einsums of the graph, in the order they were added.
+  const std::vector<NaryEinsum>& nary_einsums() const { return nary_; }
 
  private:
   void check_new_name(const std::string& name) const;
@@ -95,6 +107,7 @@ class Graph {
 
   std::vector<Vertex> vertices_;
   std::vector<VertexId> outputs_;
+  std::vector<NaryEinsum> nary_;
 };
 
 // True for names usable in graph files and as HDF5 dataset names: [A-Za-z_][A-Za-z0-9_]*.

@@ -1,47 +1,9 @@
 // The graph language's macros: n-ary einsums decomposed into binary vertices, and softmax.
+#include <einrel_ContractionOrder.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_GraphMacros.hpp>
 
-#include <tuple>
-
 namespace einrel {
-
-std::vector<NaryStep> greedy_pairwise_order(const ResolvedEinSum& resolved) {
-  const EinSum& e = resolved.einsum();
-  std::vector<std::string> operands = e.inputs;
-  std::vector<NaryStep> steps;
-  while (operands.size() > 2) {
-    std::tuple<Extent, std::size_t, std::size_t> best{-1, 0, 0};
-    std::string best_labels;
-    for (std::size_t a = 0; a < operands.size(); ++a) {
-      for (std::size_t b = a + 1; b < operands.size(); ++b) {
-        auto needed = [&](char c) {
-          if (e.output.find(c) != std::string::npos) return true;
-          for (std::size_t k = 0; k < operands.size(); ++k)
-            if (k != a && k != b && operands[k].find(c) != std::string::npos) return true;
-          return false;
-        };
-        std::string labels;
-        Extent size = 1;
-        for (char c : operands[a] + operands[b])
-          if (labels.find(c) == std::string::npos && needed(c)) {
-            labels += c;
-            size *= resolved.extent(c);
-          }
-        if (std::get<0>(best) < 0 || size < std::get<0>(best)) {
-          best = {size, a, b};
-          best_labels = labels;
-        }
-      }
-    }
-    const auto [size, a, b] = best;
-    steps.push_back({a, b, best_labels});
-    operands[a] = best_labels;
-    operands.erase(operands.begin() + static_cast<std::ptrdiff_t>(b));
-  }
-  steps.push_back({0, 1, e.output});
-  return steps;
-}
 
 bool decomposes_pairwise(const EinSum& e) {
   const bool semiring = (e.join == JoinOp::mul && e.agg == AggOp::sum) ||
@@ -57,7 +19,9 @@ VertexId Graph::add_nary(const std::string& name, const EinSum& e, const std::ve
                 "agg=max or agg=min, and map=identity; got join=" +
                 std::string(op_name(e.join)) + ", agg=" + std::string(op_name(e.agg)) + ", map=" + map_spelling(e.map));
   // Resolving reports a mismatch at the operand the user wrote.
-  const auto steps = greedy_pairwise_order(resolve_operands(e, operands));
+  const ContractionOrder order = contraction_order(resolve_operands(e, operands));
+  const std::vector<NaryStep>& steps = order.steps;
+  NaryEinsum record{e.equation(), {}, order.method, order.flops, order.largest_intermediate};
 
   std::vector<VertexId> current = operands;
   std::vector<std::string> labels = e.inputs;
@@ -70,11 +34,13 @@ VertexId Graph::add_nary(const std::string& name, const EinSum& e, const std::ve
     const bool last = s + 1 == steps.size();
     result = add_einsum(last ? name : name + "__" + std::to_string(s + 1), pair,
                         {current[step.first], current[step.second]}, origin);
+    record.steps.push_back(result);
     current[step.first] = result;
     labels[step.first] = step.labels;
     current.erase(current.begin() + static_cast<std::ptrdiff_t>(step.second));
     labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(step.second));
   }
+  nary_.push_back(std::move(record));
   return result;
 }
 

@@ -47,6 +47,15 @@ std::string headline(const FittedPlan& fitted) {
          " cost model), estimated " + short_number(fitted.estimated_seconds()) + " s";
 }
 
+// "order by exhaustive search: V__1, V__2, V (2.04e+09 flops, largest intermediate 5.3e+06)": how an n-ary
+// einsum was split (Graph::nary_einsums).
+std::string order_text(const Graph& graph, const NaryEinsum& n) {
+  std::string steps;
+  for (VertexId v : n.steps) steps += (steps.empty() ? "" : ", ") + graph.vertex(v).name;
+  return "order by " + (n.method == "dp" ? std::string("dynamic programming") : n.method + " search") + ": " + steps +
+         " (" + short_number(n.flops) + " flops, largest intermediate " + short_number(n.largest_intermediate) + ")";
+}
+
 }  // namespace
 
 std::string plan_text(const Graph& graph, const FittedPlan& fitted) {
@@ -67,6 +76,9 @@ std::string plan_text(const Graph& graph, const FittedPlan& fitted) {
         << short_number(c.repartition) << "\n";
   }
   out << "  total: " << short_number(plan.total_cost) << " floats\n";
+  for (const NaryEinsum& n : graph.nary_einsums())
+    out << "  " << graph.vertex(n.steps.back()).name << " = einsum(\"" << n.equation << "\"): " << order_text(graph, n)
+        << "\n";
   return out.str();
 }
 
@@ -90,6 +102,14 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
     j.end_object().key("cost").begin_object();
     j.member("join", c.join).member("agg", c.agg).member("repartition", c.repartition).end_object();
     j.end_object();
+  }
+  j.end_array().key("nary").begin_array();
+  for (const NaryEinsum& n : graph.nary_einsums()) {
+    j.begin_object().member("name", graph.vertex(n.steps.back()).name).member("equation", n.equation);
+    j.member("method", n.method).member("flops", n.flops).member("largest_intermediate", n.largest_intermediate);
+    j.key("steps").begin_array();
+    for (VertexId v : n.steps) j.value(graph.vertex(v).name);
+    j.end_array().end_object();
   }
   j.end_array();
 }
@@ -120,6 +140,15 @@ std::string plan_dot(const Graph& graph, const FittedPlan& fitted) {
         << short_number(c.agg) << "\\nrepartition in " << short_number(c.repartition) << "\"";
     }
     g << (is_output[v] ? ", peripheries=2" : "") << "];\n";
+  }
+  // Each n-ary einsum's binary vertices in a box labelled with the expression and its order.
+  for (std::size_t c = 0; c < graph.nary_einsums().size(); ++c) {
+    const NaryEinsum& n = graph.nary_einsums()[c];
+    g << "  subgraph cluster_nary" << c << " {\n    label=\"" << graph.vertex(n.steps.back()).name << " = einsum(\\\""
+      << n.equation << "\\\")\\n"
+      << order_text(graph, n) << "\"; style=rounded; fontsize=10;\n   ";
+    for (VertexId v : n.steps) g << " v" << v << ";";
+    g << "\n  }\n";
   }
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
