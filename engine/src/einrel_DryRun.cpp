@@ -177,6 +177,7 @@ class RankWalk {
   void vertex(const VertexSteps& s) {
     const VertexId v = s.vertex;
     RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
+    accessed_ = 0;
     std::vector<BlockIds> operands(s.operands.size());
     std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
     for (OperandSource pass : {OperandSource::exchange, OperandSource::collectives}) {
@@ -197,16 +198,21 @@ class RankWalk {
     held_.sample(v, collective_scratch);
     for (VertexId in : s.released) held_.drop_all(values_[in]);
     kernels(s, operands);
+    traffic_.busiest_accessed[v] = std::max(traffic_.busiest_accessed[v], accessed_);
     for (BlockIds& blocks : operands) held_.drop_all(blocks);
     reduce(s, mine);
   }
 
   void place_operand(VertexId v, const OperandSteps& op, BlockIds& blocks) {
     const BlockGrid& grid = schedule_.vertex(v).operand_layout(op.operand).grid();
-    for (Extent b : op.new_blocks) blocks[b] = held_.take(block_size(grid, b), element(v));
+    for (Extent b : op.new_blocks) {
+      blocks[b] = held_.take(block_size(grid, b), element(v));
+      accessed_ += block_size(grid, b);
+    }
     for (const auto& [b, from] : op.shared_blocks) {
       blocks[b] = values_[op.producer].at(from);
       held_.hold(blocks[b]);
+      accessed_ += block_size(grid, b);
     }
   }
 
@@ -231,9 +237,12 @@ class RankWalk {
       const std::vector<Bound> bounds = vs.tuple_bounds(call.tuple);
       seconds += call_seconds(bounds);
       traffic_.ranks[static_cast<std::size_t>(rank_)].flops += call_seconds.flops(bounds);
-      for (const auto& [k, b] : call.reads)
+      for (const auto& [k, b] : call.reads) {
         operands[k][b] = held_.take(block_size(vs.operand_layout(k).grid(), b), element(s.vertex));
+        accessed_ += block_size(vs.operand_layout(k).grid(), b);
+      }
       if (!call.accumulate) {
+        accessed_ += block_size(out, call.output_block);
         if (s.in_place) {
           partials_[call.output_block] = operands[0].at(vs.operand_block(0, call.tuple));
           held_.hold(partials_[call.output_block]);
@@ -276,6 +285,7 @@ class RankWalk {
     if (s.dead) held_.drop_all(values_[s.vertex]);
   }
 
+  Extent accessed_ = 0;  // elements of the blocks of the vertex being walked (Traffic::busiest_accessed)
   const Graph& graph_;
   const Schedule& schedule_;
   const redistribute::ExchangeLimits& limits_;
@@ -290,9 +300,10 @@ class RankWalk {
 
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits) {
   const int R = schedule.ranks();
-  Traffic traffic{std::vector<RankTraffic>(R),          std::vector<Extent>(graph.size(), 0),
-                  std::vector<Extent>(graph.size(), 0), std::vector<std::size_t>(R, 0),
-                  std::vector<VertexId>(R, 0),          std::vector<double>(graph.size(), 0.0)};
+  Traffic traffic{std::vector<RankTraffic>(R),           std::vector<Extent>(graph.size(), 0),
+                  std::vector<Extent>(graph.size(), 0),  std::vector<Extent>(graph.size(), 0),
+                  std::vector<std::size_t>(R, 0),        std::vector<VertexId>(R, 0),
+                  std::vector<double>(graph.size(), 0.0)};
   for (int r = 0; r < R; ++r) RankWalk(graph, schedule, limits, traffic).run(rank_steps(graph, schedule, r));
   for (VertexId v = 0; v < graph.size(); ++v)
     if (!graph.vertex(v).is_input()) traffic.vertex_seconds[v] += schedule.communication_seconds(v);

@@ -1,6 +1,9 @@
-"""What the numpy check scripts share: their common options and fresh work directory, and their summary."""
+"""What the check scripts share: their common options and fresh work directory, `einrel plan` as JSON, and
+their summary."""
+import json
 import os
 import shutil
+import subprocess
 
 
 def parse_args(ap):
@@ -12,6 +15,15 @@ def parse_args(ap):
     shutil.rmtree(args.work_dir, ignore_errors=True)
     os.makedirs(args.work_dir)
     return args
+
+
+def plan_json(einrel, graph, options, launcher=()):
+    """`einrel plan GRAPH --format json OPTIONS` (under `launcher`, if any) parsed; raises when it fails."""
+    cmd = list(launcher) + [einrel, "plan", graph, "--format", "json"] + list(options)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
+    return json.loads(r.stdout)
 
 
 def finish(failures, what):

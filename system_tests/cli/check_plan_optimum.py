@@ -15,13 +15,13 @@ engine: join sum over operands of J n_X - N_X, repartition n (1 - n_int / n_p).
 import argparse
 import concurrent.futures
 import itertools
-import json
 import math
 import os
 import random
 import shutil
-import subprocess
 import sys
+
+import check_common
 
 import numpy as np
 
@@ -174,14 +174,10 @@ def optimum(nodes, p, model):
 def plan(args, graph, p, planner, model, launcher=()):
     # --objective model: the planners' own decomposable models, which the dynamic program minimises (the
     # default objective costs plans by the engine's dry run instead, docs/planner.md)
-    cmd = list(launcher) + [args.einrel, "plan", graph, "--format", "json", "--planner", planner, "--cost-model",
-                            model, "--objective", "model"]
+    options = ["--planner", planner, "--cost-model", model, "--objective", "model"]
     if p is not None:
-        cmd += ["--procs", str(p)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
-    return json.loads(r.stdout)
+        options += ["--procs", str(p)]
+    return check_common.plan_json(args.einrel, graph, options, launcher)
 
 
 def check_nodes(nodes, p, model, result):

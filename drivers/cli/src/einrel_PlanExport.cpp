@@ -1,5 +1,7 @@
+#include <einrel_LowerBound.hpp>
 #include <einrel_PlanExport.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -56,6 +58,38 @@ std::string order_text(const Graph& graph, const NaryEinsum& n) {
          " (" + short_number(n.flops) + " flops, largest intermediate " + short_number(n.largest_intermediate) + ")";
 }
 
+// One contraction vertex of the lower-bound certificate (docs/planner.md "Lower-bound certificate").
+struct CertificateRow {
+  VertexId vertex;
+  double words, bound;  // beyond an even share on the busiest rank; the least any plan must receive
+};
+
+// Every binary vertex whose labels group as a product, on the ranks the plan was costed on; none for a graph
+// with sparse inputs (the bound counts every term, a sparse product skips some).
+std::vector<CertificateRow> certificate(const Graph& graph, const FittedPlan& fitted) {
+  std::vector<CertificateRow> rows;
+  const auto& vertices = graph.vertices();
+  if (std::any_of(vertices.begin(), vertices.end(), [](const Vertex& v) { return v.sparse; })) return rows;
+  const auto ranks = static_cast<double>(fitted.dry_run.ranks.size());
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    if (graph.vertex(v).is_input()) continue;
+    const auto shape = partition::product_shape(graph.resolved(v));
+    if (!shape) continue;
+    const auto accessed = static_cast<double>(fitted.dry_run.busiest_accessed[v]);
+    rows.push_back(
+        {v, partition::words_beyond_share(*shape, accessed, ranks), partition::receive_lower_bound(*shape, ranks)});
+  }
+  return rows;
+}
+
+// words / bound, or "-" where the bound is 0.
+std::string ratio_text(double words, double bound) {
+  if (bound <= 0) return "-";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(3) << words / bound;
+  return s.str();
+}
+
 }  // namespace
 
 std::string plan_text(const Graph& graph, const FittedPlan& fitted) {
@@ -79,6 +113,23 @@ std::string plan_text(const Graph& graph, const FittedPlan& fitted) {
   for (const NaryEinsum& n : graph.nary_einsums())
     out << "  " << graph.vertex(n.steps.back()).name << " = einsum(\"" << n.equation << "\"): " << order_text(graph, n)
         << "\n";
+  const std::vector<CertificateRow> rows = certificate(graph, fitted);
+  if (rows.empty()) return out.str();
+  out << "  certificate on " << fitted.dry_run.ranks.size()
+      << " ranks: elements the busiest rank touches beyond an even share, against the least any plan needs\n";
+  out << "  " << std::left << std::setw(16) << "vertex" << std::right << std::setw(14) << "touched" << std::setw(14)
+      << "lower bound" << std::setw(8) << "ratio"
+      << "\n";
+  double words = 0, bound = 0;
+  for (const CertificateRow& r : rows) {
+    out << "  " << std::left << std::setw(16) << graph.vertex(r.vertex).name << std::right << std::setw(14)
+        << short_number(std::round(r.words)) << std::setw(14) << short_number(std::round(r.bound)) << std::setw(8)
+        << ratio_text(r.words, r.bound) << "\n";
+    words += r.words;
+    bound += r.bound;
+  }
+  out << "  certificate total: " << short_number(std::round(words)) << " against " << short_number(std::round(bound))
+      << " (ratio " << ratio_text(words, bound) << ")\n";
   return out.str();
 }
 
@@ -103,7 +154,18 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
     j.member("join", c.join).member("agg", c.agg).member("repartition", c.repartition).end_object();
     j.end_object();
   }
-  j.end_array().key("nary").begin_array();
+  const std::vector<CertificateRow> rows = certificate(graph, fitted);
+  double words = 0, bound = 0;
+  j.end_array().key("certificate").begin_object().member("ranks", fitted.dry_run.ranks.size()).key("vertices");
+  j.begin_array();
+  for (const CertificateRow& r : rows) {
+    j.begin_object().member("name", graph.vertex(r.vertex).name).member("touched", r.words);
+    j.member("lower_bound", r.bound).end_object();
+    words += r.words;
+    bound += r.bound;
+  }
+  j.end_array().member("touched", words).member("lower_bound", bound).end_object();
+  j.key("nary").begin_array();
   for (const NaryEinsum& n : graph.nary_einsums()) {
     j.begin_object().member("name", graph.vertex(n.steps.back()).name).member("equation", n.equation);
     j.member("method", n.method).member("flops", n.flops).member("largest_intermediate", n.largest_intermediate);

@@ -36,6 +36,9 @@ struct Traffic {
   std::vector<RankTraffic> ranks;
   std::vector<Extent> floats_moved;
   std::vector<Extent> partials_moved;  // per vertex, the part of floats_moved that is partial results
+  // Dry run only, per vertex: the most elements one rank touches for it, each block once: the operand blocks
+  // it holds or streams and the output blocks it makes (docs/planner.md "Lower-bound certificate").
+  std::vector<Extent> busiest_accessed;
   // Dry run only, per rank: the estimate of the memory the run will allocate at its peak, what the run
   // report's peak_allocated_bytes measures — the peak of pooled blocks and the kernel temporaries of the
   // call running (kernels::einsum_scratch), each block rounded to its pool size class, plus the exchange
