@@ -181,7 +181,7 @@ std::vector<NaryStep> subset_order(const ResolvedEinSum& r, bool all_splits) {
   for (std::size_t k = 0; k < r.arity(); ++k) slot.push_back(Subset{1} << k);
   const auto pairs = search.pairs();
   for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const auto [a, b] = pairs[p];
+    const Subset a = pairs[p].first, b = pairs[p].second;  // (a lambda below uses them: no structured binding)
     const auto ia = static_cast<std::size_t>(std::find(slot.begin(), slot.end(), a) - slot.begin());
     const auto ib = static_cast<std::size_t>(std::find(slot.begin(), slot.end(), b) - slot.begin());
     const std::size_t first = std::min(ia, ib), second = std::max(ia, ib);
