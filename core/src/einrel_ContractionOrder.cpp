@@ -82,6 +82,8 @@ class SubsetSearch {
     collect(full_, out);
     return out;
   }
+  // Whether the result of joining subset s keeps `label` (the output or an operand outside s holds it).
+  bool keeps(Subset s, char label) const { return (kept_[s] & mask_of(std::string(1, label))) != 0; }
 
  private:
   Mask mask_of(const std::string& labels) const {
@@ -185,15 +187,10 @@ std::vector<NaryStep> subset_order(const ResolvedEinSum& r, bool all_splits) {
     const auto ia = static_cast<std::size_t>(std::find(slot.begin(), slot.end(), a) - slot.begin());
     const auto ib = static_cast<std::size_t>(std::find(slot.begin(), slot.end(), b) - slot.begin());
     const std::size_t first = std::min(ia, ib), second = std::max(ia, ib);
-    // Labels the output or an operand outside the pair holds.
-    auto needed = [&](char c) {
-      if (e.output.find(c) != std::string::npos) return true;
-      for (std::size_t k = 0; k < r.arity(); ++k)
-        if (((a | b) >> k & 1) == 0 && e.inputs[k].find(c) != std::string::npos) return true;
-      return false;
-    };
     const bool last = p + 1 == pairs.size();
-    list.join(first, second, last ? e.output : pair_result(list.labels[first] + list.labels[second], needed));
+    list.join(first, second, last ? e.output : pair_result(list.labels[first] + list.labels[second], [&](char c) {
+                return search.keeps(a | b, c);
+              }));
     slot[first] = a | b;
     slot.erase(slot.begin() + static_cast<std::ptrdiff_t>(second));
   }
