@@ -2,6 +2,7 @@
 #include <einrel_Error.hpp>
 
 #include <limits>
+#include <optional>
 
 namespace einrel {
 
@@ -30,14 +31,18 @@ std::string to_string(const Bound& b) {
   return s + "]";
 }
 
-void check_bound(const Bound& b, const std::string& what) {
+std::optional<std::string> bound_problem(const Bound& b) {
   if (static_cast<int>(b.size()) > max_rank)
-    throw Error(what + " has rank " + std::to_string(b.size()) + "; at most " + std::to_string(max_rank) +
-                " dimensions are supported");
+    return " has rank " + std::to_string(b.size()) + "; at most " + std::to_string(max_rank) +
+           " dimensions are supported";
   for (Extent e : b)
-    if (e <= 0)
-      throw Error(what + " has extent " + std::to_string(e) + " in " + to_string(b) + "; extents must be positive");
+    if (e <= 0) return " has extent " + std::to_string(e) + " in " + to_string(b) + "; extents must be positive";
   num_elements(b);
+  return std::nullopt;
+}
+
+void check_bound(const Bound& b, const std::string& what) {
+  if (const auto problem = bound_problem(b)) throw Error(what + *problem);
 }
 
 }  // namespace einrel

@@ -2,6 +2,7 @@
 #define EINREL_BOUND_HPP
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ Extent num_elements(const Bound& b);
 
 // "[1000,100]"; "[]" for a scalar.
 std::string to_string(const Bound& b);
+
+// What is wrong with b as a tensor's bound (" has rank 9; ...", to follow the tensor's name), or nothing
+// where it has rank <= max_rank and positive extents. Throws where its element count overflows.
+std::optional<std::string> bound_problem(const Bound& b);
 
 // Throws Error unless b has rank <= max_rank and positive extents; `what` names the tensor.
 void check_bound(const Bound& b, const std::string& what);

@@ -1,6 +1,7 @@
 #include <einrel_ContractionPlan.hpp>
 #include <einrel_EinsumKernel.hpp>
 
+#include <einrel_TestDeviceQueue.hpp>
 #include <einrel_TestHelpers.hpp>
 
 #include <gtest/gtest.h>
@@ -229,5 +230,52 @@ void check_long_reductions() {
 
 TEST(TEST_CATEGORY, LongReductionsF64) { check_long_reductions<double>(); }
 TEST(TEST_CATEGORY, LongReductionsF32) { check_long_reductions<float>(); }
+
+// Regression: wrapping a device view in a Tensor read the view's label from device memory (Kokkos 3.4
+// keeps it there), a blocking cudaMemcpy, so every packing contraction on a GPU waited for all the kernels
+// queued before it and the host's work no longer overlapped the device's. Issued behind a long kernel,
+// contractions that pack an operand and the result must return while that kernel still runs.
+TEST(TEST_CATEGORY, PackingContractionsDoNotWaitForTheDevice) {
+  struct Case {
+    const char* equation;
+    std::map<char, Extent> extent;
+  };
+  const std::vector<Case> cases{{"ijk,jil->kl", {{'i', 8}, {'j', 6}, {'k', 40}, {'l', 36}}},
+                                {"abcd,cdef->feba", {{'a', 5}, {'b', 6}, {'c', 7}, {'d', 4}, {'e', 9}, {'f', 3}}}};
+  std::vector<std::vector<double>> xs, ys;
+  std::vector<T<double>> x, y, z;
+  unsigned seed = 90;
+  for (const Case& c : cases) {
+    const EinSum e = EinSum::parse(c.equation, 2);
+    const Bound xb = bound_of(e.inputs[0], c.extent), yb = bound_of(e.inputs[1], c.extent);
+    xs.push_back(test::random_values<double>(xb, seed++));
+    ys.push_back(test::random_values<double>(yb, seed++));
+    x.push_back(tensor_from_host<TEST_MEMSPACE>("x", xb, xs.back()));
+    y.push_back(tensor_from_host<TEST_MEMSPACE>("y", yb, ys.back()));
+    z.push_back(T<double>("z", bound_of(e.output, c.extent)));
+  }
+  TEST_EXECSPACE exec;
+  auto issue = [&] {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const T<double> wrapped(z[i].bound(), z[i].view());  // as the engine wraps its blocks
+      kernels::einsum(exec, EinSum::parse(cases[i].equation, 2), x[i], std::optional(y[i]), wrapped);
+    }
+  };
+  issue();  // the first calls take the pool's buffers and the vendor library's handle
+  exec.fence();
+  test::keep_busy(exec);
+  issue();
+  if (const auto busy = test::still_busy(exec)) {
+    EXPECT_TRUE(*busy) << "a contraction waited for the device";
+  }
+  exec.fence();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const EinSum e = EinSum::parse(cases[i].equation, 2);
+    SCOPED_TRACE(cases[i].equation);
+    test::expect_all_close(tensor_to_host(z[i]),
+                           test::reference_einsum(e, {x[i].bound(), y[i].bound()}, std::vector{xs[i], ys[i]}),
+                           test::sum_tolerance<double>(48));
+  }
+}
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -40,28 +41,36 @@ class Tensor {
   // A tensor from the pool whose elements are left unset, for results that overwrite every element.
   static Tensor uninitialized(const std::string& label, const Bound& bound) {
     check_bound(bound, "tensor '" + label + "'");
-    Tensor t(bound, BlockPool<MemorySpace>::instance().template acquire<Scalar>(
-                        label, static_cast<std::size_t>(num_elements(bound))));
-    t.label_ = label;
-    return t;
+    return Tensor(bound,
+                  BlockPool<MemorySpace>::instance().template acquire<Scalar>(
+                      label, static_cast<std::size_t>(num_elements(bound))),
+                  label);
   }
 
-  // Wraps an existing view holding the elements of `bound` in C order.
-  Tensor(const Bound& bound, const view_type& data) : bound_(bound), data_(data), label_(data.label()) {
-    check_bound(bound, "tensor '" + data.label() + "'");
-    if (static_cast<Extent>(data.extent(0)) != num_elements(bound))
-      throw Error("view '" + data.label() + "' has " + std::to_string(data.extent(0)) + " elements, bound " +
-                  to_string(bound) + " needs " + std::to_string(num_elements(bound)));
-  }
+  // Wraps an existing view holding the elements of `bound` in C order; label() is the view's.
+  Tensor(const Bound& bound, const view_type& data) : Tensor(bound, data, std::string()) {}
 
   const Bound& bound() const { return bound_; }
   int rank() const { return static_cast<int>(bound_.size()); }
   Extent size() const { return static_cast<Extent>(data_.extent(0)); }
   const view_type& view() const { return data_; }
-  const std::string& label() const { return label_; }
+  // The name given at allocation, or the wrapped view's label (read from device memory where the view
+  // lives there: for messages, not for a hot path).
+  std::string label() const { return label_.empty() ? data_.label() : label_; }
   static constexpr Dtype dtype() { return dtype_of<Scalar>(); }
 
  private:
+  // Reads the view's label only for an error: Kokkos 3.4 keeps a device allocation's label in device
+  // memory, and reading it is a blocking cudaMemcpy that waits for every kernel queued before it (two
+  // such reads per packed operand made a packing contraction on an H100 wait for the device each call).
+  Tensor(const Bound& bound, const view_type& data, std::string label)
+      : bound_(bound), data_(data), label_(std::move(label)) {
+    if (const auto problem = bound_problem(bound)) throw Error("tensor '" + this->label() + "'" + *problem);
+    if (static_cast<Extent>(data.extent(0)) != num_elements(bound))
+      throw Error("view '" + this->label() + "' has " + std::to_string(data.extent(0)) + " elements, bound " +
+                  to_string(bound) + " needs " + std::to_string(num_elements(bound)));
+  }
+
   Bound bound_;
   view_type data_;
   std::string label_;
