@@ -7,7 +7,9 @@
 #   * every shared library those programs load that is not glibc's or CUDA's (MPICH, HDF5, OpenBLAS, libfabric,
 #     …) in /opt/einrel-runtime/lib, and GCC 12's runtime in /opt/einrel-runtime/lib-gcc for a machine whose
 #     own is older,
-#   * MPICH's launcher (mpiexec.hydra, hydra_pmi_proxy) in /opt/einrel-runtime/bin.
+#   * MPICH's launcher (mpiexec.hydra, hydra_pmi_proxy) in /opt/einrel-runtime/bin,
+#   * perf_tests/tools/cuda_api_times.cpp built with this machine's nvcc, and the CUPTI it loads, in
+#     /opt/einrel-runtime/lib, where CUPTI is installed here (the run script's profile step).
 # The tree must be built first (bash cmake/cuda-build-check.sh, with EINREL_CUDA_ARCH for the target GPU).
 #
 #   bash cmake/cuda-device-bundle.sh [OUTPUT]     (default: .device/einrel-cuda.tar.xz in the source tree)
@@ -56,6 +58,14 @@ ldd "${programs[@]}" "${runtime}"/bin/* 2>/dev/null | awk '$2 == "=>" && $3 ~ /^
 if compgen -G "${runtime}/lib/libucs.so*" >/dev/null; then
   mkdir -p "${runtime}/lib/ucx"
   cp -a /usr/lib/x86_64-linux-gnu/ucx/libuct_cma.so* "${runtime}/lib/ucx/"
+fi
+
+# The CUDA API timer (a CUPTI injection library) and its CUPTI, which a GPU machine's toolkit may lack.
+cupti=$(ls /usr/local/cuda/lib*/libcupti.so.* /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.* 2>/dev/null | head -n 1 || true)
+if [[ -n "$cupti" ]] && command -v nvcc >/dev/null; then
+  nvcc -O2 -std=c++17 -shared -Xcompiler -fPIC -o "${runtime}/lib/libcuda_api_times.so" \
+    "${root}/perf_tests/tools/cuda_api_times.cpp" -L"$(dirname "$cupti")" -lcupti
+  cp -L "$cupti" "${runtime}/lib/"
 fi
 
 # Where things are, for cuda-device-run.sh: the source tree the CTest files name, the build tree, Kokkos.

@@ -4,7 +4,9 @@
 #   1. einrel_kernel_bench in f64 and f32 against plain cuBLAS and cudaMemcpy (CUDA events), and in f64 with
 #      one call per sample;
 #   2. `einrel matrix-chain --scale 8192` on one rank;
-#   3. Nsight Compute's kernel durations of the permuted contractions, where ncu is installed;
+#   3. the profile of the permuted contractions (profile.txt): Nsight Compute's kernel durations, where ncu
+#      is installed, and the host time of every CUDA API call einrel and cuBLAS make (CUPTI, through the
+#      bundle's libcuda_api_times.so), with a timeline of the last calls; in the quick run too;
 #   4. the CUDA test suite: every test of the build tree at 1 and 2 MPI ranks, except the host backends'
 #      duplicates (_OpenMP, _Serial), the install-tree consumers (they need a compiler), ScaLAPACK's own
 #      testers (not bundled), the host build's docs check and the tests of other tools (clang-format,
@@ -14,7 +16,8 @@
 # and ends with a short table. Logs go to $OUT (else .device/out in the source tree): at most 8 files, as
 # the device tool brings back. A rerun of what a fix touched, in less device time:
 #   EINREL_DEVICE_TESTS=REGEX   only the tests ctest -R REGEX selects (of those above);
-#   EINREL_DEVICE_QUICK=1       only step 1's f64 runs and step 4.
+#   EINREL_DEVICE_QUICK=1       only step 1's f64 runs, step 3's CUPTI part and step 4;
+#   EINREL_DEVICE_PROFILE="CASE ..."  the kernel-bench cases step 3 times (default permuted_multilabel).
 #
 #   bash cmake/cuda-device-run.sh [BUNDLE]       (default: .device/einrel-cuda.tar.xz in the source tree)
 set -uo pipefail
@@ -99,20 +102,30 @@ if [[ $quick != 1 ]]; then
   timeout 45 "${build}/drivers/einrel" matrix-chain --scale 8192 --report "${out}/chain_report.json" 2>&1 |
     tee "${out}/chain.txt"
   timeout 45 "${build}/drivers/einrel" matrix-chain --scale 8192 --dtype f32 2>&1 | tee -a "${out}/chain.txt"
+fi
 
-  step "kernel durations of the permuted contractions (Nsight Compute)"
-  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)
-  if [[ -n "$ncu" ]]; then
-    timeout 60 "$ncu" --csv --print-units base --print-kernel-base function --metrics gpu__time_duration.sum \
-      --clock-control none --log-file "${out}/ncu_permuted.csv" \
-      "${build}/perf_tests/einrel_kernel_bench" --only permuted_multilabel --reps 3 --calls 1 >/dev/null 2>&1
-    # Mean duration per kernel name (nanoseconds in the file).
-    awk -F'","' '/gpu__time_duration/ {gsub(/[",]/, "", $NF); n[$5]++; t[$5] += $NF}
-      END {for (k in n) printf "%8.1f us  x%-3d %s\n", t[k] / n[k] / 1000, n[k], substr(k, 1, 90)}' \
-      "${out}/ncu_permuted.csv" | sort -k1 -n -r | head -n 12
-  else
-    echo "no ncu on this machine"
-  fi
+step "profile of the permuted contractions (Nsight Compute, CUPTI)"
+profile="${out}/profile.txt"
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)
+if [[ -n "$ncu" && $quick != 1 ]]; then
+  timeout 60 "$ncu" --csv --print-units base --print-kernel-base function --metrics gpu__time_duration.sum \
+    --clock-control none --log-file /tmp/ncu_permuted.csv \
+    "${build}/perf_tests/einrel_kernel_bench" --only permuted_multilabel --reps 3 --calls 1 >/dev/null 2>&1
+  # Mean duration per kernel name (nanoseconds in the file).
+  echo "# Nsight Compute: mean kernel duration, launches, kernel" >"$profile"
+  awk -F'","' '/gpu__time_duration/ {gsub(/[",]/, "", $NF); n[$5]++; t[$5] += $NF}
+    END {for (k in n) printf "%8.1f us  x%-3d %s\n", t[k] / n[k] / 1000, n[k], substr(k, 1, 90)}' \
+    /tmp/ncu_permuted.csv | sort -k1 -n -r | head -n 12 | tee -a "$profile"
+fi
+if [[ -f "${runtime}/lib/libcuda_api_times.so" ]]; then
+  for case in ${EINREL_DEVICE_PROFILE:-permuted_multilabel}; do
+    echo "## CUDA API host time: einrel_kernel_bench --only ${case} --reps 5 --calls 1" >>"$profile"
+    CUDA_INJECTION64_PATH="${runtime}/lib/libcuda_api_times.so" EINREL_API_TIMELINE=160 timeout 60 \
+      "${build}/perf_tests/einrel_kernel_bench" --only "$case" --reps 5 --calls 1 >>"$profile" 2>&1
+  done
+  grep -A 12 '^# CUDA API host time' "$profile"
+else
+  echo "no libcuda_api_times.so in the bundle"
 fi
 
 step "CUDA test suite (1 and 2 ranks)"
