@@ -50,6 +50,20 @@ BlockGrid::BlockGrid(Bound bound, std::vector<Extent> parts) : bound_(std::move(
                   std::to_string(parts_[d]) + " blocks");
     starts_.push_back(even_starts(bound_[d], parts_[d]));
   }
+  find_uniform_block();
+}
+
+void BlockGrid::find_uniform_block() {
+  uniform_block_ = 1;
+  for (std::size_t d = 0; d < starts_.size(); ++d) {
+    const auto& s = starts_[d];
+    for (std::size_t k = 1; k + 1 < s.size(); ++k)
+      if (s[k + 1] - s[k] != s[1] - s[0]) {
+        uniform_block_ = 0;
+        return;
+      }
+    uniform_block_ *= s[1] - s[0];
+  }
 }
 
 BlockGrid BlockGrid::from_cuts(Bound bound, const std::vector<std::vector<Extent>>& starts) {
@@ -68,6 +82,7 @@ BlockGrid BlockGrid::from_cuts(Bound bound, const std::vector<std::vector<Extent
     grid.parts_.push_back(static_cast<Extent>(s.size()));
   }
   grid.bound_ = std::move(bound);
+  grid.find_uniform_block();
   return grid;
 }
 
@@ -111,6 +126,30 @@ Extent BlockGrid::id(const std::vector<Extent>& key) const {
   Extent id = 0;
   for (int d = 0; d < rank(); ++d) id = id * parts_[d] + key[d];
   return id;
+}
+
+Bound BlockGrid::block_bound(Extent id) const {
+  Bound b;
+  block_bound(id, b);
+  return b;
+}
+
+void BlockGrid::block_bound(Extent id, Bound& bound) const {
+  bound.resize(parts_.size());
+  for (int d = rank() - 1; d >= 0; --d) {
+    bound[d] = extent(d, id % parts_[d]);
+    id /= parts_[d];
+  }
+}
+
+Extent BlockGrid::block_size(Extent id) const {
+  if (uniform_block_ > 0) return uniform_block_;
+  Extent n = 1;
+  for (int d = rank() - 1; d >= 0; --d) {
+    n *= extent(d, id % parts_[d]);
+    id /= parts_[d];
+  }
+  return n;
 }
 
 Box BlockGrid::box(const std::vector<Extent>& key) const {

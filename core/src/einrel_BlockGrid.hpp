@@ -55,6 +55,13 @@ class BlockGrid {
   std::vector<Extent> key(Extent id) const;
   Extent id(const std::vector<Extent>& key) const;
   Box box(const std::vector<Extent>& key) const;
+  // Block `id`'s extents and its element count: box(key(id)) without building the key and the box (the
+  // dry run asks for them once per block of every rank's steps).
+  Bound block_bound(Extent id) const;
+  void block_bound(Extent id, Bound& bound) const;  // into `bound`, reusing its storage
+  Extent block_size(Extent id) const;
+  // Whether every block has the same extents (each dimension cut into equal blocks).
+  bool uniform() const { return uniform_block_ > 0; }
 
   // Range [first, last] of block indices along d that overlap coordinates [lo, hi), hi > lo.
   std::pair<Extent, Extent> blocks_overlapping(int d, Extent lo, Extent hi) const;
@@ -63,10 +70,12 @@ class BlockGrid {
 
  private:
   BlockGrid() = default;
+  void find_uniform_block();
 
   Bound bound_;
   std::vector<Extent> parts_;
   std::vector<std::vector<Extent>> starts_;  // per dimension: the block starts, then bound[d]
+  Extent uniform_block_ = 0;                 // the elements of every block where all are alike, else 0
 };
 
 // The one walk over the intersections of a box with the blocks of a grid (repartition, redistribution

@@ -17,7 +17,7 @@ Extent BlockShape::num_present() const { return std::count(present_.begin(), pre
 double BlockShape::density() const {
   Extent in = 0;
   for (Extent b = 0; b < grid_.num_blocks(); ++b)
-    if (present(b)) in += grid_.box(grid_.key(b)).size();
+    if (present(b)) in += grid_.block_size(b);
   const Extent all = num_elements(grid_.bound());
   return all > 0 ? static_cast<double>(in) / static_cast<double>(all) : 0.0;
 }

@@ -7,13 +7,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace einrel::engine {
 namespace {
 
 using redistribute::BlockLayout;
-
-Extent block_size(const BlockGrid& grid, Extent b) { return grid.box(grid.key(b)).size(); }
 
 // The bytes of one direction's exchange buffer for one exchange of `elements` there: all of them in one
 // round, or at most the limit's buffer bytes per round when one is set (RedistributionPlan's rounds,
@@ -22,30 +21,6 @@ std::size_t exchange_buffer_bytes(Extent elements, std::size_t element, const re
   const std::size_t bytes = static_cast<std::size_t>(elements) * element;
   return limits.buffer_bytes > 0 ? std::min(bytes, limits.buffer_bytes) : bytes;
 }
-
-// The bytes of the kernel temporaries of one call (kernels::einsum_scratch), by its operand bounds, on the
-// default execution space counted as one thread (a long generic fold's chunk partials, a few KiB, as one
-// chunk each), each rounded to its pool size class.
-class ScratchBytes {
- public:
-  ScratchBytes(const EinSum& e, Dtype dtype)
-      : e_(e),
-        target_{dtype, 1, Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible,
-                kernels::strided_batches<Kokkos::DefaultExecutionSpace>()} {}
-  std::size_t operator()(const std::vector<Bound>& bounds, bool accumulate) {
-    auto [it, fresh] = known_.try_emplace({bounds, accumulate}, 0);
-    if (fresh)
-      for (Extent n : kernels::einsum_scratch(resolve(e_, bounds), accumulate, target_))
-        it->second +=
-            BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(n)) * dtype_bytes(target_.dtype);
-    return it->second;
-  }
-
- private:
-  const EinSum& e_;
-  kernels::KernelTarget target_;
-  std::map<std::pair<std::vector<Bound>, bool>, std::size_t> known_;
-};
 
 // The smallest GEMM dimension of a binary contraction: the extents of its row labels (X's and the output's),
 // column labels (Y's and the output's) and inner labels (X's and Y's, aggregated), each multiplied; labels of
@@ -67,39 +42,6 @@ double smallest_gemm_dimension(const ResolvedEinSum& r) {
   }
   return has_rows && has_cols && has_inner ? std::min({rows, cols, inner}) : 0;
 }
-
-// The model's time for one kernel call (MachineModel): the longer of its flops (2 per join result of a
-// binary call that aggregates, one otherwise) and its blocks' bytes at the memory rate, plus the call's own
-// cost (call_seconds). A contraction's flop rate falls with its smallest GEMM dimension d, as
-// d / (d + gemm_half_rate_dimension). Cached per bounds.
-class KernelSeconds {
- public:
-  KernelSeconds(const EinSum& e, Dtype dtype, const MachineModel& model)
-      : e_(e), element_(static_cast<double>(dtype_bytes(dtype))), model_(model) {}
-  double operator()(const std::vector<Bound>& bounds) {
-    auto [it, fresh] = known_.try_emplace(bounds, 0.0);
-    if (!fresh) return it->second;
-    const ResolvedEinSum r = resolve(e_, bounds);
-    double elements = 0;
-    for (const Bound& b : bounds) elements += static_cast<double>(num_elements(b));
-    elements += static_cast<double>(num_elements(r.output_bound()));
-    const double flops = call_flops(r, bounds.size());
-    flops_[bounds] = flops;
-    const double d = smallest_gemm_dimension(r);
-    const double rate =
-        d > 0 ? model_.flops_per_second * d / (d + model_.gemm_half_rate_dimension) : model_.flops_per_second;
-    return it->second =
-               std::max(flops / rate, elements * element_ / model_.memory_bytes_per_second) + model_.call_seconds;
-  }
-  // The flops of a call on these bounds (after operator() has seen them).
-  double flops(const std::vector<Bound>& bounds) const { return flops_.at(bounds); }
-
- private:
-  const EinSum& e_;
-  double element_;
-  const MachineModel& model_;
-  std::map<std::vector<Bound>, double> known_, flops_;
-};
 
 // The blocks one rank holds as its steps run, by identity as the engine's BlockCensus counts them: a block
 // shared by an operand and its producer is one block, live while anything holds it. Bytes are counted
@@ -154,13 +96,14 @@ using BlockIds = std::map<Extent, HeldBlocks::Id>;  // a relation's blocks on th
 // One rank's walk over its steps (execute()'s order and sampling points, docs/engine.md).
 class RankWalk {
  public:
-  RankWalk(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits, Traffic& traffic)
-      : graph_(graph), schedule_(schedule), limits_(limits), traffic_(traffic), values_(graph.size()) {}
+  RankWalk(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits, CallCosts& costs,
+           Traffic& traffic)
+      : graph_(graph), schedule_(schedule), limits_(limits), costs_(costs), traffic_(traffic), values_(graph.size()) {}
 
   void run(const RankSteps& steps) {
     rank_ = steps.rank;
     for (const auto& [v, blocks] : steps.inputs) {
-      for (Extent b : blocks) values_[v][b] = held_.take(block_size(schedule_.layout(v).grid(), b), element(v));
+      for (Extent b : blocks) values_[v][b] = held_.take(schedule_.layout(v).grid().block_size(b), element(v));
       held_.sample(v);
     }
     for (VertexId v : steps.unread_inputs) held_.drop_all(values_[v]);
@@ -206,13 +149,13 @@ class RankWalk {
   void place_operand(VertexId v, const OperandSteps& op, BlockIds& blocks) {
     const BlockGrid& grid = schedule_.vertex(v).operand_layout(op.operand).grid();
     for (Extent b : op.new_blocks) {
-      blocks[b] = held_.take(block_size(grid, b), element(v));
-      accessed_ += block_size(grid, b);
+      blocks[b] = held_.take(grid.block_size(b), element(v));
+      accessed_ += grid.block_size(b);
     }
     for (const auto& [b, from] : op.shared_blocks) {
       blocks[b] = values_[op.producer].at(from);
       held_.hold(blocks[b]);
-      accessed_ += block_size(grid, b);
+      accessed_ += grid.block_size(b);
     }
   }
 
@@ -229,35 +172,39 @@ class RankWalk {
   void kernels(const VertexSteps& s, std::vector<BlockIds>& operands) {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const BlockGrid& out = vs.output_layout().grid();
-    ScratchBytes scratch(graph_.vertex(s.vertex).resolved->einsum(), graph_.vertex(s.vertex).dtype);
-    KernelSeconds call_seconds(graph_.vertex(s.vertex).resolved->einsum(), graph_.vertex(s.vertex).dtype,
-                               schedule_.model());
+    RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
     double seconds = 0;
+    // On uniform grids every call reads blocks of the same bounds: priced once.
+    bool uniform = true;
+    for (std::size_t k = 0; k < s.operands.size(); ++k) uniform = uniform && vs.operand_layout(k).grid().uniform();
+    if (uniform && !s.kernels.empty()) vs.tuple_bounds(s.kernels.front().tuple, bounds_);
     for (const KernelCall& call : s.kernels) {
-      const std::vector<Bound> bounds = vs.tuple_bounds(call.tuple);
-      seconds += call_seconds(bounds);
-      traffic_.ranks[static_cast<std::size_t>(rank_)].flops += call_seconds.flops(bounds);
+      if (!uniform) vs.tuple_bounds(call.tuple, bounds_);
+      const CallCosts::Call& cost = costs_.call(s.vertex, bounds_);
+      seconds += cost.seconds;
+      mine.flops += cost.flops;
       for (const auto& [k, b] : call.reads) {
-        operands[k][b] = held_.take(block_size(vs.operand_layout(k).grid(), b), element(s.vertex));
-        accessed_ += block_size(vs.operand_layout(k).grid(), b);
+        const Extent n = vs.operand_layout(k).grid().block_size(b);
+        operands[k][b] = held_.take(n, element(s.vertex));
+        accessed_ += n;
       }
       if (!call.accumulate) {
-        accessed_ += block_size(out, call.output_block);
+        accessed_ += out.block_size(call.output_block);
         if (s.in_place) {
           partials_[call.output_block] = operands[0].at(vs.operand_block(0, call.tuple));
           held_.hold(partials_[call.output_block]);
         } else {
-          partials_[call.output_block] = held_.take(block_size(out, call.output_block), element(s.vertex));
+          partials_[call.output_block] = held_.take(out.block_size(call.output_block), element(s.vertex));
         }
       }
       if (!call.accumulate || !call.reads.empty()) held_.sample(s.vertex);
-      held_.sample(s.vertex, scratch(vs.tuple_bounds(call.tuple), call.accumulate));
+      held_.sample(s.vertex, costs_.scratch_bytes(s.vertex, bounds_, call.accumulate));
       for (const auto& [k, b] : call.releases) {
         held_.drop(operands[k].at(b));
         operands[k].erase(b);
       }
     }
-    traffic_.ranks[static_cast<std::size_t>(rank_)].tuples += s.tuples();
+    mine.tuples += s.tuples();
     traffic_.vertex_seconds[s.vertex] = std::max(traffic_.vertex_seconds[s.vertex], seconds);
   }
 
@@ -266,14 +213,14 @@ class RankWalk {
     const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
     std::vector<HeldBlocks::Id> incoming;
     for (const PartialMessage& m : s.receives) {
-      const Extent n = block_size(out, m.output_block);
+      const Extent n = out.block_size(m.output_block);
       incoming.push_back(held_.take(n, element(s.vertex)));
       mine.floats_received += n;
     }
     if (!s.deferred) held_.sample(s.vertex);
     for (HeldBlocks::Id id : incoming) held_.drop(id);
     for (const PartialMessage& m : s.sends) {
-      const Extent n = block_size(out, m.output_block);
+      const Extent n = out.block_size(m.output_block);
       mine.floats_sent += n;
       traffic_.floats_moved[s.vertex] += n;
       traffic_.partials_moved[s.vertex] += n;
@@ -289,22 +236,78 @@ class RankWalk {
   const Graph& graph_;
   const Schedule& schedule_;
   const redistribute::ExchangeLimits& limits_;
+  CallCosts& costs_;
   Traffic& traffic_;
+  std::vector<Bound> bounds_;  // the call's operand bounds, reused from call to call
   int rank_ = 0;
   HeldBlocks held_;
   std::vector<BlockIds> values_;  // per vertex, its blocks on this rank while it lives
   BlockIds partials_;             // the running vertex's partial blocks
 };
 
+// Whether two models price a kernel call alike (the fields CallCosts reads).
+bool same_call_rates(const MachineModel& a, const MachineModel& b) {
+  return a.flops_per_second == b.flops_per_second && a.memory_bytes_per_second == b.memory_bytes_per_second &&
+         a.gemm_half_rate_dimension == b.gemm_half_rate_dimension && a.call_seconds == b.call_seconds;
+}
+
 }  // namespace
 
-Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits) {
+CallCosts::CallCosts(const Graph& graph, const MachineModel& model)
+    : graph_(graph),
+      model_(model),
+      target_{Dtype::f64, 1, Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible,
+              kernels::strided_batches<Kokkos::DefaultExecutionSpace>()},
+      known_(graph.size()) {}
+
+CallCosts::Call& CallCosts::entry(VertexId v, const std::vector<Bound>& bounds) {
+  auto& known = known_[v];
+  if (known.last != known.calls.end() && known.last->first == bounds) return known.last->second;
+  auto [it, fresh] = known.calls.try_emplace(bounds);
+  known.last = it;
+  if (!fresh) return it->second;
+  const Vertex& vertex = graph_.vertex(v);
+  const ResolvedEinSum r = resolve(vertex.resolved->einsum(), bounds);
+  double elements = static_cast<double>(num_elements(r.output_bound()));
+  for (const Bound& b : bounds) elements += static_cast<double>(num_elements(b));
+  Call& c = it->second;
+  c.flops = call_flops(r, bounds.size());
+  const double d = smallest_gemm_dimension(r);
+  const double rate =
+      d > 0 ? model_.flops_per_second * d / (d + model_.gemm_half_rate_dimension) : model_.flops_per_second;
+  c.seconds = std::max(c.flops / rate,
+                       elements * static_cast<double>(dtype_bytes(vertex.dtype)) / model_.memory_bytes_per_second) +
+              model_.call_seconds;
+  return c;
+}
+
+const CallCosts::Call& CallCosts::call(VertexId v, const std::vector<Bound>& bounds) { return entry(v, bounds); }
+
+std::size_t CallCosts::scratch_bytes(VertexId v, const std::vector<Bound>& bounds, bool accumulate) {
+  Call& c = entry(v, bounds);
+  std::optional<std::size_t>& bytes = c.scratch[accumulate ? 1 : 0];
+  if (!bytes) {
+    const Vertex& vertex = graph_.vertex(v);
+    kernels::KernelTarget target = target_;
+    target.dtype = vertex.dtype;
+    bytes = 0;
+    for (Extent n : kernels::einsum_scratch(resolve(vertex.resolved->einsum(), bounds), accumulate, target))
+      *bytes += BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(n)) * dtype_bytes(vertex.dtype);
+  }
+  return *bytes;
+}
+
+Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits,
+                CallCosts* costs) {
+  std::optional<CallCosts> own;
+  if (!costs || &costs->graph() != &graph || !same_call_rates(costs->model(), schedule.model()))
+    costs = &own.emplace(graph, schedule.model());
   const int R = schedule.ranks();
   Traffic traffic{std::vector<RankTraffic>(R),           std::vector<Extent>(graph.size(), 0),
                   std::vector<Extent>(graph.size(), 0),  std::vector<Extent>(graph.size(), 0),
                   std::vector<std::size_t>(R, 0),        std::vector<VertexId>(R, 0),
                   std::vector<double>(graph.size(), 0.0)};
-  for (int r = 0; r < R; ++r) RankWalk(graph, schedule, limits, traffic).run(rank_steps(graph, schedule, r));
+  for (int r = 0; r < R; ++r) RankWalk(graph, schedule, limits, *costs, traffic).run(rank_steps(graph, schedule, r));
   for (VertexId v = 0; v < graph.size(); ++v)
     if (!graph.vertex(v).is_input()) traffic.vertex_seconds[v] += schedule.communication_seconds(v);
   return traffic;

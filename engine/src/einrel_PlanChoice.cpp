@@ -27,7 +27,11 @@ bool better(double a, double b) { return a < b - 1e-4 * std::abs(b); }
 class PlanCosting {
  public:
   PlanCosting(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried)
-      : graph_(graph), ranks_(ranks), options_(options), carried_(carried) {}
+      : graph_(graph),
+        ranks_(ranks),
+        options_(options),
+        carried_(carried),
+        call_costs_(graph, options.scheduling_model()) {}
 
   partition::Plan make(Extent p, const std::string& planner, partition::CostModel model) const {
     partition::Plan plan = partition::make_plan(graph_, p, planner, model);
@@ -37,7 +41,7 @@ class PlanCosting {
   // The plan's schedule on the ranks under `policy`, and its dry run.
   FittedPlan cost(partition::Plan plan, TransitionPolicy policy) const {
     Schedule schedule = make_schedule(graph_, plan.partitions, ranks_, policy, options_, carried_);
-    Traffic dry = engine::dry_run(graph_, schedule, options_.exchange_limits());
+    Traffic dry = engine::dry_run(graph_, schedule, options_.exchange_limits(), &call_costs_);
     std::string proposed_by = plan.planner;
     return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule), std::move(dry)};
   }
@@ -145,6 +149,7 @@ class PlanCosting {
   int ranks_;
   const Options& options_;
   const partition::Carried& carried_;
+  mutable CallCosts call_costs_;  // the kernel calls' prices, shared by the candidates' dry runs
 };
 
 // Under the engine model, the plan's costs are its dry run's: per vertex the floats moved to place its

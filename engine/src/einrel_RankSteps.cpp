@@ -73,7 +73,7 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
   if (schedule.reads_again(v, k)) {
     op.source = OperandSource::read;
     for (Extent b : to.blocks_of(rank)) shared_or_new(b);
-    for (Extent b : op.new_blocks) op.floats_read += to.grid().box(to.grid().key(b)).size();
+    for (Extent b : op.new_blocks) op.floats_read += to.grid().block_size(b);
     return op;
   }
   const Transition& transition = schedule.transition(v, k);

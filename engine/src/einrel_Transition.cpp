@@ -114,6 +114,12 @@ Transition TransitionChooser::collectives(const redistribute::mesh::DistType& fr
 }
 
 Transition TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to, std::size_t element_bytes) {
+  auto [known, fresh] = chosen_.try_emplace({{from.signature(), to.signature()}, element_bytes});
+  if (fresh) known->second = choose_anew(from, to, element_bytes);
+  return known->second;
+}
+
+Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, std::size_t element_bytes) {
   Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0};
   p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
@@ -126,6 +132,13 @@ Transition TransitionChooser::choose(const BlockLayout& from, const BlockLayout&
 
 std::optional<Transition> TransitionChooser::from_partials(const BlockLayout& from, AggOp op, const BlockLayout& to,
                                                            std::size_t element_bytes) {
+  auto [known, fresh] = from_partials_.try_emplace({{from.signature(), to.signature()}, op, element_bytes});
+  if (fresh) known->second = from_partials_anew(from, op, to, element_bytes);
+  return known->second;
+}
+
+std::optional<Transition> TransitionChooser::from_partials_anew(const BlockLayout& from, AggOp op,
+                                                                const BlockLayout& to, std::size_t element_bytes) {
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2) return std::nullopt;
   const auto source = redistribute::mesh::as_partial_type(from, mesh_, op);
   const auto target = redistribute::mesh::as_dist_type(to, mesh_);

@@ -19,7 +19,7 @@ double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, co
   const BlockGrid& grid = vs.output_layout().grid();
   for (Extent g = 0; g < grid.num_blocks(); ++g) {
     const std::vector<int> ranks = vs.contributors(g);
-    const Extent n = grid.box(grid.key(g)).size();
+    const Extent n = grid.block_size(g);
     for (std::size_t i = 1; i < ranks.size(); ++i) ++messages[ranks[0]], received[ranks[0]] += n, sent[ranks[i]] += n;
   }
   double slowest = 0;
@@ -172,7 +172,7 @@ class Schedule::TransitionPass {
     for (Extent b = 0; b < to.grid().num_blocks(); ++b)
       for (int i = 0; i < to.placement().num_sites(b); ++i) {
         const int r = to.placement().site(b, i);
-        if (!(same_cut && from.placement().holds(r, b))) read[r] += to.grid().box(to.grid().key(b)).size();
+        if (!(same_cut && from.placement().holds(r, b))) read[r] += to.grid().block_size(b);
       }
     const double busiest = static_cast<double>(*std::max_element(read.begin(), read.end()));
     return busiest * static_cast<double>(element_bytes(in)) * model_.file_seconds_per_byte;

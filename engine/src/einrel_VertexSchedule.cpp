@@ -83,7 +83,7 @@ void VertexSchedule::keep_present_tuples(const ResolvedEinSum& resolved, const s
     for (std::size_t k = 0; k < masks.size() && runs; ++k) runs = !masks[k] || masks[k]->present(operand_block(k, t));
     if (!runs) continue;
     present_->push_back(t);
-    weights.push_back(tuples.box(tuples.key(t)).size());
+    weights.push_back(tuples.block_size(t));
     total += weights.back();
   }
   // Tuple i runs on the rank whose even share of the flops holds the flops before it.
@@ -213,11 +213,14 @@ BlockLayout VertexSchedule::partial_layout() const {
 
 std::vector<Bound> VertexSchedule::tuple_bounds(Extent t) const {
   std::vector<Bound> bounds;
-  for (std::size_t k = 0; k < operand_layouts_.size(); ++k) {
-    const BlockGrid& grid = operand_layouts_[k].grid();
-    bounds.push_back(grid.box(grid.key(operand_block(k, t))).extents());
-  }
+  tuple_bounds(t, bounds);
   return bounds;
+}
+
+void VertexSchedule::tuple_bounds(Extent t, std::vector<Bound>& bounds) const {
+  bounds.resize(operand_layouts_.size());
+  for (std::size_t k = 0; k < operand_layouts_.size(); ++k)
+    operand_layouts_[k].grid().block_bound(operand_block(k, t), bounds[k]);
 }
 
 std::vector<std::string> tuple_orders(const Graph& graph, const std::vector<partition::PartitionVector>& partitions) {

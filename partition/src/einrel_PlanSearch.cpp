@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace einrel::partition::search {
@@ -165,20 +167,37 @@ Table step(const Candidates& cand, const std::vector<Source>& sources, const std
 
 Search::Search(const Graph& graph, Extent p, CostModel model)
     : graph_(graph),
-      cand_(graph.size()),
+      cand_(graph.size(), nullptr),
       edges_(graph.size()),
       consumers_(graph.size()),
       tables_(graph.size()),
       choice_(graph.size(), -1) {
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (!graph.vertex(v).is_input()) cand_[v] = candidates(graph, v, p, model);
+  std::vector<VertexId> shapes;  // a vertex for each distinct (EinSum, operand bounds) seen
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    if (graph.vertex(v).is_input()) continue;
+    const ResolvedEinSum& r = graph.resolved(v);
+    const auto same = std::find_if(shapes.begin(), shapes.end(), [&](VertexId u) {
+      const ResolvedEinSum& q = graph.resolved(u);
+      return q.einsum() == r.einsum() && q.operand_bounds() == r.operand_bounds();
+    });
+    if (same != shapes.end()) {
+      cand_[v] = cand_[*same];
+      continue;
+    }
+    shapes.push_back(v);
+    cand_[v] = &distinct_candidates_.emplace_back(candidates(graph, v, p, model));
+  }
+  std::map<std::tuple<const Candidates*, const Candidates*, std::size_t>, const EdgeCosts*> edge_index;
   for (VertexId v = 0; v < graph.size(); ++v)
     for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k) {
       const VertexId u = graph.vertex(v).inputs[k];
       consumers_[u].push_back({v, k});
-      edges_[v].emplace_back();
-      if (!graph.vertex(u).is_input())
-        edges_[v][k].emplace(graph.vertex(u).bound, cand_[u].outputs, cand_[v].operands[k], model);
+      edges_[v].push_back(nullptr);
+      if (graph.vertex(u).is_input()) continue;
+      const EdgeCosts*& edge = edge_index[{cand_[u], cand_[v], k}];
+      if (!edge)
+        edge = &distinct_edges_.emplace_back(graph.vertex(u).bound, cand_[u]->outputs, cand_[v]->operands[k], model);
+      edges_[v][k] = edge;
     }
 }
 
@@ -192,7 +211,7 @@ void Search::run_step(VertexId v, VertexId table_producer) {
   for (std::size_t k = 0; k < sources.size(); ++k) {
     const VertexId u = graph_.vertex(v).inputs[k];
     if (!edges_[v][k]) continue;  // a graph input: free
-    sources[k].costs = &*edges_[v][k];
+    sources[k].costs = edges_[v][k];
     if (u == table_producer || table_producer == every_producer) {
       sources[k].table = &tables_[u];
     } else if (planned(u)) {
@@ -201,9 +220,9 @@ void Search::run_step(VertexId v, VertexId table_producer) {
   }
   std::vector<FixedConsumer> consumers;
   for (const auto& [w, k] : consumers_[v])
-    if (planned(w)) consumers.push_back({&*edges_[w][k], operand_of(w, k)});
-  tables_[v] = step(cand_[v], sources, consumers);
-  considered_ += cand_[v].d.size();
+    if (planned(w)) consumers.push_back({edges_[w][k], operand_of(w, k)});
+  tables_[v] = step(*cand_[v], sources, consumers);
+  considered_ += cand_[v]->d.size();
 }
 
 void Search::back_track(VertexId v, int output) {
@@ -241,7 +260,7 @@ void Search::optimize_greedily() {
 double Search::block_cost(const std::vector<VertexId>& block, const std::vector<bool>& in_block) const {
   double cost = 0;
   for (VertexId v : block) {
-    cost += cand_[v].local[choice_[v]];
+    cost += cand_[v]->local[choice_[v]];
     for (std::size_t k = 0; k < graph_.vertex(v).inputs.size(); ++k) cost += edge_cost(v, k);
     for (const auto& [w, k] : consumers_[v])
       if (!in_block[w] && planned(w)) cost += edge_cost(w, k);
@@ -253,7 +272,7 @@ double Search::total_cost() const {
   double cost = 0;
   for (VertexId v = 0; v < graph_.size(); ++v) {
     if (!planned(v)) continue;
-    cost += cand_[v].local[choice_[v]];
+    cost += cand_[v]->local[choice_[v]];
     for (std::size_t k = 0; k < graph_.vertex(v).inputs.size(); ++k)
       if (planned(graph_.vertex(v).inputs[k])) cost += edge_cost(v, k);
   }
@@ -263,14 +282,14 @@ double Search::total_cost() const {
 std::vector<PartitionVector> Search::partitions() const {
   std::vector<PartitionVector> plan(graph_.size());
   for (VertexId v = 0; v < graph_.size(); ++v)
-    if (planned(v)) plan[v] = cand_[v].d[choice_[v]];
+    if (planned(v)) plan[v] = cand_[v]->d[choice_[v]];
   return plan;
 }
 
 void Search::set_partitions(const std::vector<PartitionVector>& plan) {
   for (VertexId v = 0; v < graph_.size(); ++v) {
     if (graph_.vertex(v).is_input()) continue;
-    const auto& d = cand_[v].d;
+    const auto& d = cand_[v]->d;
     const auto it = std::find(d.begin(), d.end(), plan.at(v));
     if (it == d.end())
       throw Error("partition vector " + plan[v].str() + " of '" + graph_.vertex(v).name + "' is not viable");

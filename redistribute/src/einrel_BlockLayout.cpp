@@ -13,4 +13,19 @@ BlockLayout::BlockLayout(BlockGrid grid, Placement placement)
                 std::to_string(grid_.num_blocks()) + " blocks " + to_string(grid_.parts()));
 }
 
+std::vector<Extent> BlockLayout::signature() const {
+  std::vector<Extent> s{grid_.rank()};
+  for (int d = 0; d < grid_.rank(); ++d) {
+    s.push_back(grid_.parts()[d]);
+    for (Extent k = 0; k < grid_.parts()[d]; ++k) s.push_back(grid_.offset(d, k));
+    s.push_back(grid_.bound()[d]);
+  }
+  s.push_back(placement_.num_ranks());
+  for (Extent b = 0; b < placement_.num_blocks(); ++b) {
+    s.push_back(placement_.num_sites(b));
+    for (int i = 0; i < placement_.num_sites(b); ++i) s.push_back(placement_.site(b, i));
+  }
+  return s;
+}
+
 }  // namespace einrel::redistribute

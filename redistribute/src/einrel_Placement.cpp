@@ -39,6 +39,13 @@ Placement Placement::sites(const std::vector<std::vector<int>>& sites, int num_r
     p.sites_.insert(p.sites_.end(), s.begin(), s.end());
     p.offsets_.push_back(static_cast<Extent>(p.sites_.size()));
   }
+  p.rank_offsets_.assign(static_cast<std::size_t>(num_ranks) + 1, 0);
+  for (int r : p.sites_) ++p.rank_offsets_[static_cast<std::size_t>(r) + 1];
+  for (int r = 0; r < num_ranks; ++r) p.rank_offsets_[r + 1] += p.rank_offsets_[r];
+  p.rank_blocks_.resize(p.sites_.size());
+  std::vector<Extent> next(p.rank_offsets_.begin(), p.rank_offsets_.end() - 1);
+  for (std::size_t b = 0; b < sites.size(); ++b)  // blocks in increasing order within each rank
+    for (int r : sites[b]) p.rank_blocks_[static_cast<std::size_t>(next[r]++)] = static_cast<Extent>(b);
   return p;
 }
 
@@ -83,9 +90,12 @@ std::vector<Extent> Placement::blocks_of(int rank) const {
     for (Extent b = (rank * n + R - 1) / R; b < ((rank + 1) * n + R - 1) / R; ++b) blocks.push_back(b);
     return blocks;
   }
-  for (Extent b = 0; b < num_blocks_; ++b)
-    if (holds(rank, b)) blocks.push_back(b);
-  return blocks;
+  if (kind_ == Kind::replicated) {
+    for (Extent b = 0; b < num_blocks_; ++b) blocks.push_back(b);
+    return blocks;
+  }
+  return std::vector<Extent>(rank_blocks_.begin() + rank_offsets_[rank],
+                             rank_blocks_.begin() + rank_offsets_[rank + 1]);
 }
 
 int Placement::owner(Extent b) const {

@@ -97,4 +97,25 @@ TEST(BlockGrid, IntersectBoxes) {
   EXPECT_TRUE(intersect(Box{{0}, {2}}, Box{{3}, {5}}).empty());
 }
 
+// block_bound and block_size are box(key(id)) without the key and the box; uniform() says whether every
+// block has the same extents (block_size then answers without decoding the id).
+TEST(BlockGrid, BlockBoundsAndSizesAreTheBoxes) {
+  const std::vector<BlockGrid> grids{BlockGrid({10, 7}, {4, 2}),  BlockGrid({12, 8, 3}, {4, 2, 3}),
+                                     BlockGrid({}, {}),           BlockGrid::from_cuts({10, 7}, {{0, 1, 6}, {0}}),
+                                     BlockGrid::tiles({9, 8}, 3), BlockGrid::tiles({9, 6}, 3)};
+  const std::vector<bool> uniform{false, true, true, false, false, true};
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    const BlockGrid& g = grids[i];
+    EXPECT_EQ(g.uniform(), uniform[i]) << i;
+    Bound reused{99, 99, 99, 99};
+    for (Extent id = 0; id < g.num_blocks(); ++id) {
+      const Box box = g.box(g.key(id));
+      EXPECT_EQ(g.block_bound(id), box.extents());
+      g.block_bound(id, reused);
+      EXPECT_EQ(reused, box.extents());
+      EXPECT_EQ(g.block_size(id), box.size());
+    }
+  }
+}
+
 }  // namespace

@@ -303,6 +303,31 @@ Graph sparse_graph(std::mt19937& gen, double density) {
   return g;
 }
 
+// One CallCosts handed to the dry runs of several plans and rank counts of a graph (as the planner's candidates
+// share it) changes none of them: each equals a dry run that prices its calls alone.
+TEST(StepList, SharedCallCostsChangeNoDryRun) {
+  std::mt19937 gen(61);
+  for (int trial = 0; trial < 8; ++trial) {
+    const Graph g = test::random_graph(gen, trial % 2 ? Dtype::f32 : Dtype::f64);
+    engine::CallCosts shared(g, engine::MachineModel{});
+    for (int variant = 0; variant < 3; ++variant) {
+      const auto plan = test::random_plan(g, gen);
+      const int R = 1 + variant * 2;
+      const engine::Schedule schedule(g, plan, R, policies[variant]);
+      const engine::Traffic alone = engine::dry_run(g, schedule), with = engine::dry_run(g, schedule, {}, &shared);
+      EXPECT_EQ(with.floats_moved, alone.floats_moved);
+      EXPECT_EQ(with.peak_memory_bytes, alone.peak_memory_bytes);
+      EXPECT_EQ(with.vertex_seconds, alone.vertex_seconds);
+      EXPECT_EQ(with.busiest_accessed, alone.busiest_accessed);
+      for (int r = 0; r < R; ++r) {
+        EXPECT_EQ(with.ranks[r].flops, alone.ranks[r].flops);
+        EXPECT_EQ(with.ranks[r].peak_block_bytes, alone.ranks[r].peak_block_bytes);
+        EXPECT_EQ(with.ranks[r].tuples, alone.ranks[r].tuples);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // Sparse vertices run only the join tuples whose operand blocks are all present, each once; absent output

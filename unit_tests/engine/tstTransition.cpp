@@ -184,4 +184,33 @@ TEST(Transition, PolicyNames) {
   }
 }
 
+// The chooser remembers its choices by the layouts' signatures: asked again, or for equal layouts built
+// anew, it answers what a fresh chooser answers.
+TEST(Transition, ChoicesAreRememberedByLayout) {
+  using redistribute::BlockLayout;
+  const std::vector<std::pair<BlockLayout, BlockLayout>> pairs{
+      {BlockLayout(BlockGrid({64, 64}, {4, 1}), 4), BlockLayout(BlockGrid({64, 64}, {1, 4}), 4)},
+      {BlockLayout(BlockGrid({64, 64}, {2, 2}), 4), BlockLayout(BlockGrid({64, 64}, {4, 1}), 4)},
+      {BlockLayout(BlockGrid({64, 64}, {4, 1}), 4), BlockLayout(BlockGrid({64, 64}, {4, 1}), 4)}};
+  for (TransitionPolicy policy : {TransitionPolicy::automatic, TransitionPolicy::collectives}) {
+    engine::TransitionChooser remembering(4, policy, engine::MachineModel{});
+    for (int round = 0; round < 2; ++round)
+      for (const auto& [from, to] : pairs) {
+        engine::TransitionChooser fresh(4, policy, engine::MachineModel{});
+        const BlockLayout from_again(from.grid(), from.placement()), to_again(to.grid(), to.placement());
+        const engine::Transition a = remembering.choose(from_again, to_again, 8), b = fresh.choose(from, to, 8);
+        EXPECT_EQ(a.path, b.path);
+        EXPECT_EQ(a.volumes.sent, b.volumes.sent);
+        EXPECT_EQ(a.volumes.received, b.volumes.received);
+        EXPECT_EQ(a.seconds, b.seconds);
+        const auto pa = remembering.from_partials(from, AggOp::sum, to, 8),
+                   pb = fresh.from_partials(from, AggOp::sum, to, 8);
+        ASSERT_EQ(pa.has_value(), pb.has_value());
+        if (pa) {
+          EXPECT_EQ(pa->seconds, pb->seconds);
+        }
+      }
+  }
+}
+
 }  // namespace

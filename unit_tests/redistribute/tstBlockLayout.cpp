@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace {
 
 using namespace einrel;
@@ -70,6 +72,42 @@ TEST(BlockLayout, PlacementKinds) {
   EXPECT_THROW(Placement::owners({3}, 3), Error);
   EXPECT_THROW(BlockLayout(BlockGrid({8}, {2}), Placement::spread(3, 2)), Error);
   EXPECT_EQ(Placement::owners({0, 0, 1, 1}, 2), Placement::spread(4, 2));
+}
+
+// An explicit placement lists each rank's blocks from an index built once: the blocks it holds, increasing.
+TEST(BlockLayout, BlocksOfAnExplicitPlacementAreTheBlocksItHolds) {
+  std::mt19937 gen(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int ranks = 1 + static_cast<int>(gen() % 6);
+    std::vector<std::vector<int>> sites(1 + gen() % 12);
+    for (auto& s : sites)
+      for (int r = 0; r < ranks; ++r)
+        if (gen() % 3 == 0) s.push_back(r);
+    const Placement p = Placement::sites(sites, ranks);
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<Extent> held;
+      for (Extent b = 0; b < p.num_blocks(); ++b)
+        if (p.holds(r, b)) held.push_back(b);
+      EXPECT_EQ(p.blocks_of(r), held) << "trial " << trial << " rank " << r;
+    }
+  }
+}
+
+// Signatures are equal exactly for equal layouts: the memo keys of the engine's transition choices.
+TEST(BlockLayout, SignaturesAreEqualExactlyForEqualLayouts) {
+  const std::vector<BlockLayout> layouts{
+      BlockLayout(BlockGrid({8, 6}, {2, 3}), 3),
+      BlockLayout(BlockGrid({8, 6}, {2, 3}), 2),
+      BlockLayout(BlockGrid({8, 6}, {3, 2}), 3),
+      BlockLayout(BlockGrid({8, 6}, {2, 3}), Placement::replicated(6, 3)),
+      BlockLayout(BlockGrid({8, 6}, {2, 3}), Placement::owners({2, 1, 0, 0, 1, 2}, 3)),
+      BlockLayout(BlockGrid({8, 6}, {2, 3}),
+                  Placement::sites({{0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2}}, 3)),
+      BlockLayout(BlockGrid::from_cuts({8, 6}, {{0, 3}, {0, 2, 4}}), 3),
+      BlockLayout(BlockGrid({6, 8}, {2, 3}), 3),
+      BlockLayout(BlockGrid({48}, {6}), 3)};
+  for (const BlockLayout& a : layouts)
+    for (const BlockLayout& b : layouts) EXPECT_EQ(a.signature() == b.signature(), a == b);
 }
 
 }  // namespace

@@ -2,9 +2,15 @@
 #define EINREL_DRYRUN_HPP
 
 #include <einrel_Graph.hpp>
+#include <einrel_KernelScratch.hpp>
+#include <einrel_MachineModel.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
+
+#include <map>
+#include <optional>
+#include <vector>
 
 namespace einrel::engine {
 
@@ -17,7 +23,39 @@ namespace einrel::engine {
 // the engine does.
 // With it, the estimate of each rank's allocated memory at its peak (Traffic::peak_memory_bytes): the same
 // walk plus the kernel temporaries of each tuple and the exchange buffers under `limits`.
-Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {});
+// What the dry run learns of each vertex's kernel calls from their operand bounds: the model's seconds and
+// the flops of a call, and the bytes of its kernel temporaries (kernels::einsum_scratch on the default
+// execution space counted as one thread, each rounded to its pool size class). Calls on equal bounds are
+// priced once for every rank and, where one CallCosts is handed to the dry runs of several plans of a graph
+// (the planner's candidates), once for all of them.
+class CallCosts {
+ public:
+  struct Call {
+    double seconds = 0, flops = 0;
+    std::optional<std::size_t> scratch[2];  // without and with accumulate, once asked for
+  };
+  CallCosts(const Graph& graph, const MachineModel& model);
+  const Call& call(VertexId v, const std::vector<Bound>& bounds);
+  std::size_t scratch_bytes(VertexId v, const std::vector<Bound>& bounds, bool accumulate);
+  const Graph& graph() const { return graph_; }
+  const MachineModel& model() const { return model_; }
+
+ private:
+  Call& entry(VertexId v, const std::vector<Bound>& bounds);
+  struct Known {
+    std::map<std::vector<Bound>, Call> calls;
+    std::map<std::vector<Bound>, Call>::iterator last = calls.end();  // most calls repeat the last bounds
+  };
+  const Graph& graph_;
+  MachineModel model_;
+  kernels::KernelTarget target_;
+  std::vector<Known> known_;
+};
+
+// `costs`, where given for this graph and priced by the schedule's machine model, keeps what it learns for
+// later dry runs; otherwise the dry run uses its own.
+Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {},
+                CallCosts* costs = nullptr);
 
 }  // namespace einrel::engine
 

@@ -232,7 +232,7 @@ class StepRunner {
     const BlockGrid& grid = vs.operand_layout(op.operand).grid();
     Relation<S, Memory> local(grid.rank());
     for (Extent b : op.new_blocks)
-      local.insert(grid.key(b), Block<S>::uninitialized(vertex.name + "/operand", grid.box(grid.key(b)).extents()));
+      local.insert(grid.key(b), Block<S>::uninitialized(vertex.name + "/operand", grid.block_bound(b)));
     for (const auto& [b, kept] : op.shared_blocks) local.insert(grid.key(b), from.block(from.grid().key(kept)));
     return local;
   }
@@ -290,10 +290,9 @@ class StepRunner {
           std::optional<Block<S>> y;
           if (operands.size() > 1) y = block(1);
           if (!call.accumulate) {
-            partials.emplace(call.output_block,
-                             s.in_place ? x
-                                        : Block<S>::uninitialized(vertex.name + "/partial",
-                                                                  out.box(out.key(call.output_block)).extents()));
+            partials.emplace(
+                call.output_block,
+                s.in_place ? x : Block<S>::uninitialized(vertex.name + "/partial", out.block_bound(call.output_block)));
             if (!s.in_place) taken += bytes(partials.at(call.output_block));  // in place: an operand's block
           }
           if (!call.accumulate || !call.reads.empty()) peak_ = std::max(peak_, held + taken);
@@ -330,8 +329,7 @@ class StepRunner {
     comm::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce);
       for (const PartialMessage& m : s.receives)
-        incoming.push_back(
-            Block<S>::uninitialized(vertex.name + "/incoming", out.box(out.key(m.output_block)).extents()));
+        incoming.push_back(Block<S>::uninitialized(vertex.name + "/incoming", out.block_bound(m.output_block)));
       sample([&](BlockCensus& c) {
         for (const auto& [g, p] : partials) c.add(p);
         for (const Block<S>& b : incoming) c.add(b);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace einrel::engine {
@@ -80,6 +81,10 @@ class TransitionChooser {
                                           const redistribute::BlockLayout& to, std::size_t element_bytes);
 
  private:
+  Transition choose_anew(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
+                         std::size_t element_bytes);
+  std::optional<Transition> from_partials_anew(const redistribute::BlockLayout& from, AggOp op,
+                                               const redistribute::BlockLayout& to, std::size_t element_bytes);
   Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
                          std::size_t element_bytes);
 
@@ -87,6 +92,11 @@ class TransitionChooser {
   MachineModel model_;
   redistribute::mesh::DeviceMesh mesh_;
   std::map<std::pair<std::string, std::string>, redistribute::mesh::ReshardPlan> plans_;  // by the types' text
+  // What choose and from_partials returned, by their arguments (layouts by signature): a graph's vertices
+  // repeat the same few layouts, and each choice costs an exchange count and mesh types.
+  using LayoutPair = std::pair<std::vector<Extent>, std::vector<Extent>>;
+  std::map<std::pair<LayoutPair, std::size_t>, Transition> chosen_;
+  std::map<std::tuple<LayoutPair, AggOp, std::size_t>, std::optional<Transition>> from_partials_;
 };
 
 }  // namespace einrel::engine

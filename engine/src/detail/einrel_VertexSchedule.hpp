@@ -70,6 +70,7 @@ class VertexSchedule {
   // The bounds of the operand blocks tuple t reads, in operand order: what its kernel call is resolved
   // against.
   std::vector<Bound> tuple_bounds(Extent t) const;
+  void tuple_bounds(Extent t, std::vector<Bound>& bounds) const;  // into `bounds`, reusing its storage
 
  private:
   // The block id, in C order over a tensor's labels, whose key takes t's digits at `digits` (one per dimension).

@@ -74,7 +74,7 @@ class WarmWalk {
     for (const auto& [v, blocks] : steps.inputs)
       dispatch_dtype(graph_.vertex(v).dtype, [&, v = v, &blocks = blocks](auto scalar) {
         const BlockGrid& grid = schedule_.layout(v).grid();
-        for (Extent b : blocks) held_[v].emplace(b, take<decltype(scalar)>(grid.box(grid.key(b)).extents()));
+        for (Extent b : blocks) held_[v].emplace(b, take<decltype(scalar)>(grid.block_bound(b)));
       });
     for (VertexId v : steps.unread_inputs) held_[v].clear();
     for (const VertexSteps& s : steps.vertices) {
@@ -108,7 +108,7 @@ class WarmWalk {
     operands.clear();
     const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
     std::vector<Block<S>> incoming;
-    for (const PartialMessage& m : s.receives) incoming.push_back(take<S>(out.box(out.key(m.output_block)).extents()));
+    for (const PartialMessage& m : s.receives) incoming.push_back(take<S>(out.block_bound(m.output_block)));
     for (const PartialMessage& m : s.sends) partials.erase(m.output_block);
     for (const auto& [g, block] : partials) held_[s.vertex].emplace(g, block);
   }
@@ -119,7 +119,7 @@ class WarmWalk {
   void place_operand(VertexId v, const OperandSteps& op, Blocks& blocks) {
     if (op.source == OperandSource::same_as) return;
     const redistribute::BlockLayout& to = schedule_.vertex(v).operand_layout(op.operand);
-    for (Extent b : op.new_blocks) blocks.emplace(b, take<S>(to.grid().box(to.grid().key(b)).extents()));
+    for (Extent b : op.new_blocks) blocks.emplace(b, take<S>(to.grid().block_bound(b)));
     for (const auto& [b, kept] : op.shared_blocks) blocks.emplace(b, held_[op.producer].at(kept));
     if (op.source == OperandSource::collectives) {
       std::vector<Block<S>> scratch;
@@ -146,12 +146,12 @@ class WarmWalk {
     for (const KernelCall& call : s.kernels) {
       for (const auto& [k, b] : call.reads) {
         const BlockGrid& grid = vs.operand_layout(k).grid();
-        operands[k].emplace(b, take<S>(grid.box(grid.key(b)).extents()));
+        operands[k].emplace(b, take<S>(grid.block_bound(b)));
       }
       const Extent g = call.output_block;
       if (!call.accumulate)
         partials.emplace(g, s.in_place ? std::get<Block<S>>(operands[0].at(vs.operand_block(0, call.tuple)))
-                                       : take<S>(out.box(out.key(g)).extents()));
+                                       : take<S>(out.block_bound(g)));
       const std::vector<Bound> bounds = vs.tuple_bounds(call.tuple);
       auto kind = calls.find({bounds, call.accumulate});
       if (kind == calls.end())

@@ -6,6 +6,7 @@
 #include <einrel_PartitionVector.hpp>
 
 #include <cstddef>
+#include <deque>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -121,16 +122,20 @@ class Search {
  private:
   using Edge = std::pair<VertexId, std::size_t>;  // (consumer, operand position)
 
-  int output_of(VertexId v) const { return cand_[v].output_of[choice_[v]]; }
-  int operand_of(VertexId v, std::size_t k) const { return cand_[v].operand_of[k][choice_[v]]; }
+  int output_of(VertexId v) const { return cand_[v]->output_of[choice_[v]]; }
+  int operand_of(VertexId v, std::size_t k) const { return cand_[v]->operand_of[k][choice_[v]]; }
   // The repartition of operand k of planned vertex v from its planned producer (0 for inputs).
   double edge_cost(VertexId v, std::size_t k) const;
   void run_step(VertexId v, VertexId table_producer);
   void back_track(VertexId v, int output);
 
   const Graph& graph_;
-  std::vector<Candidates> cand_;
-  std::vector<std::vector<std::optional<EdgeCosts>>> edges_;  // per vertex and operand; none for inputs
+  // Vertices of one EinSum on equal operand bounds (a chain's products) share their candidates, and edges
+  // between equal candidate sets share their repartition costs: each is enumerated and costed once.
+  std::deque<Candidates> distinct_candidates_;
+  std::deque<EdgeCosts> distinct_edges_;
+  std::vector<const Candidates*> cand_;               // per vertex; none for inputs
+  std::vector<std::vector<const EdgeCosts*>> edges_;  // per vertex and operand; none for inputs
   std::vector<std::vector<Edge>> consumers_;
   std::vector<Table> tables_;
   std::vector<int> choice_;

@@ -24,6 +24,9 @@ class BlockLayout {
   int owner(Extent block) const { return placement_.owner(block); }
   std::vector<Extent> blocks_of(int rank) const { return placement_.blocks_of(rank); }
 
+  // The layout as numbers, equal exactly for equal layouts: a key for memos of what is computed from layouts.
+  std::vector<Extent> signature() const;
+
   friend bool operator==(const BlockLayout& a, const BlockLayout& b) {
     return a.grid_ == b.grid_ && a.placement_ == b.placement_;
   }

@@ -56,6 +56,9 @@ class Placement {
   int num_ranks_;
   std::vector<Extent> offsets_;  // explicit_sites: sites of b are sites_[offsets_[b] .. offsets_[b+1])
   std::vector<int> sites_;
+  // explicit_sites: the blocks of rank r are rank_blocks_[rank_offsets_[r] .. rank_offsets_[r+1]), so that
+  // blocks_of costs what it returns (the dry run asks it of every rank for every value)
+  std::vector<Extent> rank_offsets_, rank_blocks_;
   bool has_absent_ = false;
 };
 
