@@ -6,8 +6,10 @@
 // DAGs, how often the §8.4 linearization alone ("linearized"), the linearization refined ("refined") and
 // eindecomp (refinement also restarted from each baseline) lose to a baseline:
 //   p,graphs,variant,baseline,losses,worst_ratio,geomean_ratio      (ratio = variant cost / baseline cost)
+// With --write-graphs DIR it writes the graphs planner_process_bench.py times instead (write_graphs).
 #include <einrel_EinDecomp.hpp>
 #include <einrel_GraphBuilders.hpp>
+#include <einrel_GraphFile.hpp>
 #include <einrel_Planner.hpp>
 #include "einrel_BenchTiming.hpp"
 
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -155,6 +158,25 @@ std::size_t einsum_vertices(const Graph& g) {
 
 }  // namespace
 
+// The graphs perf_tests/planner_process_bench.py plans as whole `einrel plan` processes, in the graph language:
+// the 1000-product chain of 512² f32 matrices (issue 45's planning-time case) and 1 and 8 transformer layers.
+int write_graphs(const std::string& dir) {
+  Graph chain;
+  chain.output(builders::matrix_chain(chain, std::vector<Extent>(1001, 512), Dtype::f32));
+  const std::pair<const char*, Graph> graphs[] = {{"chain1000_512.ein", std::move(chain)},
+                                                  {"transformer1.ein", transformer(1)},
+                                                  {"transformer8.ein", transformer(8)}};
+  for (const auto& [name, graph] : graphs) {
+    std::ofstream out(dir + "/" + name);
+    out << print_graph(graph);
+    if (!out) {
+      std::fprintf(stderr, "cannot write %s/%s\n", dir.c_str(), name);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char* argv[]) {
   int reps = 5, dags = 200;
   for (int i = 1; i < argc; ++i) {
@@ -162,8 +184,10 @@ int main(int argc, char* argv[]) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--dags") == 0 && i + 1 < argc) {
       dags = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--write-graphs") == 0 && i + 1 < argc) {
+      return write_graphs(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--reps N] [--dags N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--dags N] | --write-graphs DIR\n", argv[0]);
       return 1;
     }
   }
