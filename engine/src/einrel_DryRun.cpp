@@ -270,6 +270,9 @@ CallCosts::Call& CallCosts::entry(VertexId v, const std::vector<Bound>& bounds) 
   const ResolvedEinSum r = resolve(vertex.resolved->einsum(), bounds);
   double elements = static_cast<double>(num_elements(r.output_bound()));
   for (const Bound& b : bounds) elements += static_cast<double>(num_elements(b));
+  // The model's time for the call (MachineModel): the longer of its flops (2 per join result of a binary call
+  // that aggregates, one otherwise) and its blocks' bytes at the memory rate, plus the call's own cost. A
+  // contraction's flop rate falls with its smallest GEMM dimension d, as d / (d + gemm_half_rate_dimension).
   Call& c = it->second;
   c.flops = call_flops(r, bounds.size());
   const double d = smallest_gemm_dimension(r);
