@@ -1,6 +1,8 @@
 #include <einrel_Graph.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <unordered_map>
 
 namespace einrel {
 
@@ -9,6 +11,37 @@ bool is_valid_name(std::string_view name) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   return !name.empty() && alpha(name[0]) &&
          std::all_of(name.begin(), name.end(), [&](char c) { return alpha(c) || digit(c); });
+}
+
+std::vector<VertexId> first_of_equal_einsums(const Graph& graph) {
+  auto hash = [](const ResolvedEinSum& r) {
+    const EinSum& e = r.einsum();
+    std::size_t h = std::hash<std::string>()(e.output);
+    auto mix = [&h](std::size_t x) { h = h * 1000003u ^ x; };
+    for (const std::string& in : e.inputs) mix(std::hash<std::string>()(in));
+    mix(static_cast<std::size_t>(e.join)), mix(static_cast<std::size_t>(e.agg)),
+        mix(static_cast<std::size_t>(e.map.kind));
+    for (const Bound& b : r.operand_bounds())
+      for (Extent n : b) mix(static_cast<std::size_t>(n));
+    return h;
+  };
+  std::vector<VertexId> first(graph.size());
+  std::unordered_map<std::size_t, std::vector<VertexId>> seen;  // by hash, the first vertex of each kind
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    first[v] = v;
+    if (graph.vertex(v).is_input()) continue;
+    const ResolvedEinSum& r = graph.resolved(v);
+    std::vector<VertexId>& kinds = seen[hash(r)];
+    const auto same = std::find_if(kinds.begin(), kinds.end(), [&](VertexId u) {
+      const ResolvedEinSum& q = graph.resolved(u);
+      return q.einsum() == r.einsum() && q.operand_bounds() == r.operand_bounds();
+    });
+    if (same != kinds.end())
+      first[v] = *same;
+    else
+      kinds.push_back(v);
+  }
+  return first;
 }
 
 void Graph::check_new_name(const std::string& name) const {

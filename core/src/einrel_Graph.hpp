@@ -110,6 +110,11 @@ class Graph {
   std::vector<NaryEinsum> nary_;
 };
 
+// Per vertex, the first vertex with an equal EinSum on equal operand bounds (itself for the first of its
+// kind, and for an input): vertices that plan, cost and schedule alike, which a chain or a stack of layers
+// repeats.
+std::vector<VertexId> first_of_equal_einsums(const Graph& graph);
+
 // True for names usable in graph files and as HDF5 dataset names: [A-Za-z_][A-Za-z0-9_]*.
 bool is_valid_name(std::string_view name);
 

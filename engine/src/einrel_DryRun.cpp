@@ -3,7 +3,6 @@
 #include <einrel_DryRun.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RankSteps.hpp>
-#include <einrel_ReshardVolumes.hpp>
 
 #include <algorithm>
 #include <map>
@@ -119,12 +118,13 @@ class RankWalk {
 
   void vertex(const VertexSteps& s) {
     const VertexId v = s.vertex;
+    const VertexWork& work = *s.work;
     RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
     accessed_ = 0;
-    std::vector<BlockIds> operands(s.operands.size());
+    std::vector<BlockIds> operands(work.operands.size());
     std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
     for (OperandSource pass : {OperandSource::exchange, OperandSource::collectives}) {
-      for (const OperandSteps& op : s.operands) {  // inputs read again are placed with the exchanges
+      for (const OperandSteps& op : work.operands) {  // inputs read again are placed with the exchanges
         if (op.source != pass && !(op.source == OperandSource::read && pass == OperandSource::exchange)) continue;
         place_operand(v, op, operands[op.operand]);
         mine.floats_sent += op.floats_sent, mine.floats_received += op.floats_received;
@@ -143,7 +143,7 @@ class RankWalk {
     kernels(s, operands);
     traffic_.busiest_accessed[v] = std::max(traffic_.busiest_accessed[v], accessed_);
     for (BlockIds& blocks : operands) held_.drop_all(blocks);
-    reduce(s, mine);
+    reduce(s.vertex, work, s.dead, mine);
   }
 
   void place_operand(VertexId v, const OperandSteps& op, BlockIds& blocks) {
@@ -152,8 +152,9 @@ class RankWalk {
       blocks[b] = held_.take(grid.block_size(b), element(v));
       accessed_ += grid.block_size(b);
     }
+    const VertexId producer = graph_.vertex(v).inputs[op.operand];
     for (const auto& [b, from] : op.shared_blocks) {
-      blocks[b] = values_[op.producer].at(from);
+      blocks[b] = values_[producer].at(from);
       held_.hold(blocks[b]);
       accessed_ += grid.block_size(b);
     }
@@ -161,7 +162,7 @@ class RankWalk {
 
   std::size_t reshard_scratch_bytes(VertexId v, std::size_t k) const {
     std::size_t bytes = 0;
-    for (Extent n : redistribute::mesh::reshard_scratch(*schedule_.transition(v, k).plan))
+    for (Extent n : schedule_.transition(v, k).scratch)
       bytes += BlockPool<Kokkos::HostSpace>::size_class(static_cast<std::size_t>(n)) * element(v);
     return bytes;
   }
@@ -171,14 +172,15 @@ class RankWalk {
   // streamed blocks it was the last reader of dropped after it.
   void kernels(const VertexSteps& s, std::vector<BlockIds>& operands) {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    const VertexWork& work = *s.work;
     const BlockGrid& out = vs.output_layout().grid();
     RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
     double seconds = 0;
     // On uniform grids every call reads blocks of the same bounds: priced once.
     bool uniform = true;
-    for (std::size_t k = 0; k < s.operands.size(); ++k) uniform = uniform && vs.operand_layout(k).grid().uniform();
-    if (uniform && !s.kernels.empty()) vs.tuple_bounds(s.kernels.front().tuple, bounds_);
-    for (const KernelCall& call : s.kernels) {
+    for (std::size_t k = 0; k < work.operands.size(); ++k) uniform = uniform && vs.operand_layout(k).grid().uniform();
+    if (uniform && !work.kernels.empty()) vs.tuple_bounds(work.kernels.front().tuple, bounds_);
+    for (const KernelCall& call : work.kernels) {
       if (!uniform) vs.tuple_bounds(call.tuple, bounds_);
       const CallCosts::Call& cost = costs_.call(s.vertex, bounds_);
       seconds += cost.seconds;
@@ -204,32 +206,32 @@ class RankWalk {
         operands[k].erase(b);
       }
     }
-    mine.tuples += s.tuples();
+    mine.tuples += work.tuples();
     traffic_.vertex_seconds[s.vertex] = std::max(traffic_.vertex_seconds[s.vertex], seconds);
   }
 
   // The reduction: receive blocks for the owned output blocks, sampled, combined and dropped; partials sent.
-  void reduce(const VertexSteps& s, RankTraffic& mine) {
-    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
+  void reduce(VertexId v, const VertexWork& s, bool dead, RankTraffic& mine) {
+    const BlockGrid& out = schedule_.vertex(v).output_layout().grid();
     std::vector<HeldBlocks::Id> incoming;
     for (const PartialMessage& m : s.receives) {
       const Extent n = out.block_size(m.output_block);
-      incoming.push_back(held_.take(n, element(s.vertex)));
+      incoming.push_back(held_.take(n, element(v)));
       mine.floats_received += n;
     }
-    if (!s.deferred) held_.sample(s.vertex);
+    if (!s.deferred) held_.sample(v);
     for (HeldBlocks::Id id : incoming) held_.drop(id);
     for (const PartialMessage& m : s.sends) {
       const Extent n = out.block_size(m.output_block);
       mine.floats_sent += n;
-      traffic_.floats_moved[s.vertex] += n;
-      traffic_.partials_moved[s.vertex] += n;
+      traffic_.floats_moved[v] += n;
+      traffic_.partials_moved[v] += n;
       held_.drop(partials_.at(m.output_block));
       partials_.erase(m.output_block);
     }
-    values_[s.vertex] = std::move(partials_);
+    values_[v] = std::move(partials_);
     partials_.clear();
-    if (s.dead) held_.drop_all(values_[s.vertex]);
+    if (dead) held_.drop_all(values_[v]);
   }
 
   Extent accessed_ = 0;  // elements of the blocks of the vertex being walked (Traffic::busiest_accessed)

@@ -1,4 +1,3 @@
-#include <einrel_DistType.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_RankSteps.hpp>
 
@@ -10,58 +9,22 @@ namespace {
 
 using redistribute::BlockLayout;
 
-// The values' lifetimes in vertex order, which the step list fixes for every walk over it: a value dies once
-// its last reader has read it, unless it is a graph output.
-class Lifetimes {
- public:
-  explicit Lifetimes(const Schedule& schedule);
-  // The inputs nothing reads (graph outputs aside): dead before the first vertex runs.
-  std::vector<VertexId> unread_inputs(const Graph& graph) const;
-  // Counts EinSum vertex `vertex`'s reads of its operands; returns the distinct operands that died with them.
-  std::vector<VertexId> read_operands(const Vertex& vertex);
-  // Whether v, once computed, is dead already (nothing reads it and it is not kept).
-  bool dead(VertexId v) const { return uses_[v] == 0 && !schedule_.kept(v); }
-
- private:
-  const Schedule& schedule_;
-  std::vector<int> uses_;  // reads still to come
-};
-
-Lifetimes::Lifetimes(const Schedule& schedule) : schedule_(schedule), uses_(schedule.partitions().size()) {
-  for (VertexId v = 0; v < uses_.size(); ++v) uses_[v] = schedule.uses(v);
-}
-
-std::vector<VertexId> Lifetimes::unread_inputs(const Graph& graph) const {
-  std::vector<VertexId> unread;
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (graph.vertex(v).is_input() && dead(v)) unread.push_back(v);
-  return unread;
-}
-
-std::vector<VertexId> Lifetimes::read_operands(const Vertex& vertex) {
-  for (VertexId in : vertex.inputs) --uses_[in];
-  std::vector<VertexId> died;
-  for (VertexId in : vertex.inputs)
-    if (dead(in) && std::find(died.begin(), died.end(), in) == died.end()) died.push_back(in);
-  return died;
-}
-
 // Operand k of EinSum vertex v on `rank`: where its blocks come from and what the rank moves for them.
 OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank) {
   const VertexSchedule& vs = schedule.vertex(v);
+  const VertexId producer = graph.vertex(v).inputs[k];
   OperandSteps op;
   op.operand = k;
-  op.producer = graph.vertex(v).inputs[k];
   if (const auto same = schedule.shared_operand(v, k)) {
     op.source = OperandSource::same_as;
     op.same_as = *same;
     return op;
   }
-  if (schedule.streamed(op.producer)) {
+  if (schedule.streamed(producer)) {
     op.source = OperandSource::stream;
     return op;
   }
-  const BlockLayout &from = schedule.layout(op.producer), &to = vs.operand_layout(k);
+  const BlockLayout &from = schedule.layout(producer), &to = vs.operand_layout(k);
   const bool same_cut = from.grid() == to.grid();
   // A block that stays on its rank with the same cut is shared with the producer; the others are new.
   auto shared_or_new = [&](Extent b) {
@@ -81,10 +44,9 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
   op.floats_received = transition.volumes.received[static_cast<std::size_t>(rank)];
   if (transition.path == TransitionPath::collectives) {
     op.source = OperandSource::collectives;
-    const redistribute::mesh::ReshardPlan& plan = *transition.plan;
-    const Extent tile = to.grid().id(redistribute::mesh::tile_key(plan.to, plan.mesh, rank));
+    const auto [tile, source_tile] = transition.tiles[static_cast<std::size_t>(rank)];
     if (keeps_source_tile(transition, rank))
-      op.shared_blocks.emplace_back(tile, from.grid().id(redistribute::mesh::tile_key(plan.from, plan.mesh, rank)));
+      op.shared_blocks.emplace_back(tile, source_tile);
     else
       op.new_blocks.push_back(tile);
     return op;
@@ -95,7 +57,7 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
 
 // Each streamed operand block read before the first of this rank's calls that reads it and released after
 // the last.
-void stream_steps(const VertexSchedule& vs, VertexSteps& steps) {
+void stream_steps(const VertexSchedule& vs, VertexWork& steps) {
   for (const OperandSteps& op : steps.operands) {
     if (op.source != OperandSource::stream) continue;
     std::map<Extent, std::size_t> last;  // block -> its last call
@@ -111,7 +73,7 @@ void stream_steps(const VertexSchedule& vs, VertexSteps& steps) {
 }
 
 // The kernel calls and reduction messages of EinSum vertex v on `rank`.
-void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, VertexSteps& steps) {
+void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, VertexWork& steps) {
   const VertexSchedule& vs = schedule.vertex(v);
   for (Extent t : vs.tuples_of(rank)) {
     const Extent g = vs.output_block(t);
@@ -137,23 +99,24 @@ RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank) {
     throw Error("rank " + std::to_string(rank) + " is not one of the schedule's " + std::to_string(schedule.ranks()));
   RankSteps steps;
   steps.rank = rank;
-  Lifetimes lifetimes(schedule);
   for (VertexId v = 0; v < graph.size(); ++v)
     if (graph.vertex(v).is_input())
       steps.inputs.emplace_back(v, schedule.streamed(v) ? std::vector<Extent>{} : schedule.layout(v).blocks_of(rank));
-  steps.unread_inputs = lifetimes.unread_inputs(graph);
+  steps.unread_inputs = schedule.unread_inputs();
+  std::vector<std::shared_ptr<const VertexWork>> work(schedule.num_step_classes());  // by step class
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) continue;
-    VertexSteps& s = steps.vertices.emplace_back();
-    s.vertex = v;
-    for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-      s.operands.push_back(operand_steps(graph, schedule, v, k, rank));
-    s.released = lifetimes.read_operands(vertex);
-    s.in_place = schedule.in_place(v);
-    s.deferred = schedule.deferred(v);
-    kernel_and_reduction_steps(schedule, v, rank, s);
-    s.dead = lifetimes.dead(v);
+    std::shared_ptr<const VertexWork>& known = work[schedule.step_class(v)];
+    if (!known) {
+      auto w = std::make_shared<VertexWork>();
+      for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
+        w->operands.push_back(operand_steps(graph, schedule, v, k, rank));
+      w->deferred = schedule.deferred(v);
+      kernel_and_reduction_steps(schedule, v, rank, *w);
+      known = std::move(w);
+    }
+    steps.vertices.push_back({v, known, schedule.released(v), schedule.in_place(v), schedule.dead(v)});
   }
   return steps;
 }

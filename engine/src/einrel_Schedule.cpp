@@ -2,6 +2,8 @@
 #include <einrel_Schedule.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 
 namespace einrel::engine {
 
@@ -50,6 +52,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     throw Error("a schedule got " + std::to_string(partitions.size()) + " partition vectors for a graph of " +
                 std::to_string(graph.size()) + " vertices");
   const std::vector<std::string> orders = tuple_orders(graph, partitions);
+  const std::vector<VertexId> first = first_of_equal_einsums(graph);
   shapes_.resize(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -64,7 +67,13 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     std::vector<const BlockShape*> operand_shapes;
     if (skips_absent_blocks(vertex.resolved->einsum()))
       for (VertexId in : vertex.inputs) operand_shapes.push_back(shapes_[in] ? &*shapes_[in] : nullptr);
-    vertices_[v].emplace(vertex, partitions[v], ranks, orders[v], operand_shapes);
+    const VertexId u = first[v];  // a dense vertex like an earlier one, cut and ordered alike, runs alike
+    const bool dense =
+        std::none_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; });
+    if (u != v && dense && !shapes_[u] && partitions[u] == partitions[v] && orders[u] == orders[v])
+      vertices_[v] = vertices_[u];
+    else
+      vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes);
     shapes_[v] = vertices_[v]->output_shape();
     layouts_[v] = vertices_[v]->output_layout();
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
@@ -105,10 +114,48 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
                    vertices_[v]->operand_layout(0) == *layouts_[in] &&
                    vertices_[v]->output_layout() == vertices_[v]->operand_layout(0);
   }
+  released_.resize(graph.size());
+  for (VertexId v = 0; v < graph.size(); ++v)
+    for (VertexId in : graph.vertex(v).inputs)
+      if (last_reader[in] == v && !kept_[in] &&
+          std::find(released_[v].begin(), released_[v].end(), in) == released_[v].end())
+        released_[v].push_back(in);
+  assign_step_classes(graph);
   for (VertexId v = 0; v < graph.size(); ++v)  // inputs nothing reads (outputs only): one block on rank 0
     if (!layouts_[v])
       layouts_[v].emplace(BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)),
                           ranks);
+}
+
+std::vector<VertexId> Schedule::unread_inputs() const {
+  std::vector<VertexId> unread;
+  for (VertexId v = 0; v < uses_.size(); ++v)
+    if (!vertices_[v] && dead(v)) unread.push_back(v);
+  return unread;
+}
+
+void Schedule::assign_step_classes(const Graph& graph) {
+  auto id = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+  std::map<std::vector<std::uintptr_t>, std::size_t> classes;
+  step_class_.assign(graph.size(), 0);
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    if (graph.vertex(v).is_input()) continue;
+    std::vector<std::uintptr_t> key{id(vertices_[v].get()), deferred_[v]};
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size() && !key.empty(); ++k) {
+      const bool streamed = streamed_[graph.vertex(v).inputs[k]];
+      if (reads_again_[v][k])
+        key.clear();
+      else
+        key.insert(key.end(), {shared_[v][k] ? *shared_[v][k] + 1 : 0, streamed, id(transitions_[v][k].get())});
+    }
+    if (key.empty()) {
+      step_class_[v] = num_step_classes_++;
+      continue;
+    }
+    const auto [known, fresh] = classes.try_emplace(std::move(key), num_step_classes_);
+    if (fresh) ++num_step_classes_;
+    step_class_[v] = known->second;
+  }
 }
 
 std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
@@ -125,7 +172,7 @@ std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
 }
 
 const Transition& Schedule::transition(VertexId v, std::size_t k) const {
-  const std::optional<Transition>& t = transitions_.at(v).at(k);
+  const std::shared_ptr<const Transition>& t = transitions_.at(v).at(k);
   if (!t)
     throw Error("operand " + std::to_string(k) + " of vertex " + std::to_string(v) +
                 " moves nothing: it shares an earlier operand's blocks, or is read from its source");

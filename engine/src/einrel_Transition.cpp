@@ -104,36 +104,45 @@ TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, Machine
     : policy_(policy), model_(model), mesh_(rank_mesh(ranks)) {}
 
 Transition TransitionChooser::collectives(const redistribute::mesh::DistType& from,
-                                          const redistribute::mesh::DistType& to, std::size_t element_bytes) {
+                                          const redistribute::mesh::DistType& to, const BlockLayout& from_layout,
+                                          const BlockLayout& to_layout, std::size_t element_bytes) {
   const auto key = std::make_pair(str(from, mesh_), str(to, mesh_));
   auto found = plans_.find(key);
   if (found == plans_.end()) found = plans_.emplace(key, redistribute::mesh::synthesize_reshard(mesh_, from, to)).first;
-  Transition t{TransitionPath::collectives, found->second, redistribute::mesh::reshard_volumes(found->second), 0};
-  t.seconds = collective_seconds(*t.plan, t.volumes, element_bytes, model_);
+  const redistribute::mesh::ReshardPlan& plan = found->second;
+  Transition t{TransitionPath::collectives, plan, redistribute::mesh::reshard_volumes(plan), 0, {}, {}};
+  t.seconds = collective_seconds(plan, t.volumes, element_bytes, model_);
+  for (int r = 0; r < mesh_.size(); ++r)
+    t.tiles.emplace_back(to_layout.grid().id(redistribute::mesh::tile_key(plan.to, plan.mesh, r)),
+                         from_layout.grid().id(redistribute::mesh::tile_key(plan.from, plan.mesh, r)));
+  t.scratch = redistribute::mesh::reshard_scratch(plan);
   return t;
 }
 
-Transition TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to, std::size_t element_bytes) {
+std::shared_ptr<const Transition> TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to,
+                                                            std::size_t element_bytes) {
   auto [known, fresh] = chosen_.try_emplace({{from.signature(), to.signature()}, element_bytes});
-  if (fresh) known->second = choose_anew(from, to, element_bytes);
+  if (fresh) known->second = std::make_shared<const Transition>(choose_anew(from, to, element_bytes));
   return known->second;
 }
 
 Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, std::size_t element_bytes) {
-  Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0};
+  Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0, {}, {}};
   p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
   const auto source = redistribute::mesh::as_dist_type(from, mesh_),
              target = redistribute::mesh::as_dist_type(to, mesh_);
   if (!source || !target) return p2p;
-  Transition coll = collectives(*source, *target, element_bytes);
+  Transition coll = collectives(*source, *target, from, to, element_bytes);
   return policy_ == TransitionPolicy::collectives || coll.seconds <= p2p.seconds ? coll : p2p;
 }
 
-std::optional<Transition> TransitionChooser::from_partials(const BlockLayout& from, AggOp op, const BlockLayout& to,
-                                                           std::size_t element_bytes) {
+std::shared_ptr<const Transition> TransitionChooser::from_partials(const BlockLayout& from, AggOp op,
+                                                                   const BlockLayout& to, std::size_t element_bytes) {
   auto [known, fresh] = from_partials_.try_emplace({{from.signature(), to.signature()}, op, element_bytes});
-  if (fresh) known->second = from_partials_anew(from, op, to, element_bytes);
+  if (fresh)
+    if (std::optional<Transition> t = from_partials_anew(from, op, to, element_bytes))
+      known->second = std::make_shared<const Transition>(std::move(*t));
   return known->second;
 }
 
@@ -143,7 +152,7 @@ std::optional<Transition> TransitionChooser::from_partials_anew(const BlockLayou
   const auto source = redistribute::mesh::as_partial_type(from, mesh_, op);
   const auto target = redistribute::mesh::as_dist_type(to, mesh_);
   if (!source || !target || source->partial.empty()) return std::nullopt;
-  return collectives(*source, *target, element_bytes);
+  return collectives(*source, *target, from, to, element_bytes);
 }
 
 }  // namespace einrel::engine

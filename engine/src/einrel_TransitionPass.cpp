@@ -2,6 +2,7 @@
 #include <einrel_Schedule.hpp>
 
 #include <algorithm>
+#include <map>
 
 // Schedule's transition pass: how every operand moves, and which reductions are deferred (docs/engine.md
 // "Transitions").
@@ -79,21 +80,28 @@ class Schedule::TransitionPass {
       double& seconds = s_.communication_seconds_[v];
       for (const auto& t : s_.transitions_[v])
         if (t) seconds += t->seconds;
-      if (!s_.deferred_[v] && !s_.vertices_[v]->on_partials())
-        seconds += reduction_seconds(*s_.vertices_[v], element_bytes(v), model_);
+      if (!s_.deferred_[v] && !s_.vertices_[v]->on_partials()) seconds += reduction(v);
     }
   }
 
  private:
   std::size_t element_bytes(VertexId v) const { return dtype_bytes(graph_.vertex(v).dtype); }
 
+  // reduction_seconds of v's schedule, found once for the vertices that share it.
+  double reduction(VertexId v) {
+    const auto [known, fresh] = reductions_.try_emplace({s_.vertices_[v].get(), element_bytes(v)});
+    if (fresh) known->second = {s_.vertices_[v], reduction_seconds(*s_.vertices_[v], element_bytes(v), model_)};
+    return known->second.second;
+  }
+
   // The model's time for producer `in` reaching its one reader as decided at its turn.
   double reaching(VertexId in, VertexId reader, std::size_t k) {
-    const double reduce = s_.deferred_[in] ? 0 : reduction_seconds(*s_.vertices_[in], element_bytes(in), model_);
-    return reduce + (to_reader_[in]
-                         ? to_reader_[in]->seconds
-                         : chooser_.choose(*s_.layouts_[in], s_.vertices_[reader]->operand_layout(k), element_bytes(in))
-                               .seconds);
+    const double reduce = s_.deferred_[in] ? 0 : reduction(in);
+    return reduce +
+           (to_reader_[in]
+                ? to_reader_[in]->seconds
+                : chooser_.choose(*s_.layouts_[in], s_.vertices_[reader]->operand_layout(k), element_bytes(in))
+                      ->seconds);
   }
 
   // Whether element-wise vertex v can combine two partial results as they are (deferred(v)), and then does.
@@ -115,14 +123,14 @@ class Schedule::TransitionPass {
     if (!(s_.vertices_[Q]->partial_layout() == partials)) return;
     const auto [w, k] = readers_[v][0];
     const std::size_t element = element_bytes(v);
-    std::optional<Transition> combined = chooser_.from_partials(partials, graph_.vertex(P).resolved->einsum().agg,
-                                                                s_.vertices_[w]->operand_layout(k), element);
+    std::shared_ptr<const Transition> combined = chooser_.from_partials(
+        partials, graph_.vertex(P).resolved->einsum().agg, s_.vertices_[w]->operand_layout(k), element);
     if (!combined) return;
     const double apart =
         reaching(P, v, 0) + reaching(Q, v, 1) +
-        chooser_.choose(s_.vertices_[v]->output_layout(), s_.vertices_[w]->operand_layout(k), element).seconds;
+        chooser_.choose(s_.vertices_[v]->output_layout(), s_.vertices_[w]->operand_layout(k), element)->seconds;
     if (s_.policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
-    s_.vertices_[v].emplace(vertex, partials);
+    s_.vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partials);
     for (VertexId in : {P, Q, v}) s_.deferred_[in] = true, s_.layouts_[in] = partials;
     for (VertexId in : {P, Q}) to_reader_[in] = chooser_.choose(partials, partials, element);  // nothing moves
     to_reader_[v] = std::move(combined);
@@ -136,11 +144,11 @@ class Schedule::TransitionPass {
       if (s_.shared_[v][k] || s_.streamed_[in]) {
         s_.transitions_[v].emplace_back();
       } else if (to_reader_[in]) {
-        s_.transitions_[v].push_back(*to_reader_[in]);
+        s_.transitions_[v].push_back(to_reader_[in]);
       } else {
         const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
-        Transition moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
-        if (const auto read = reads_again(in, to, moved)) {
+        std::shared_ptr<const Transition> moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
+        if (const auto read = reads_again(in, to, *moved)) {
           s_.reads_again_[v][k] = true;
           s_.communication_seconds_[v] += *read;
           s_.transitions_[v].emplace_back();
@@ -185,12 +193,11 @@ class Schedule::TransitionPass {
     const auto [w, k] = readers_[v][0];
     const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
     const std::size_t element = element_bytes(v);
-    std::optional<Transition> deferred =
+    std::shared_ptr<const Transition> deferred =
         chooser_.from_partials(vs.partial_layout(), graph_.vertex(v).resolved->einsum().agg, to, element);
     if (!deferred) return;
-    Transition reduced = chooser_.choose(*s_.layouts_[v], to, element);
-    if (s_.policy_ == TransitionPolicy::collectives ||
-        deferred->seconds <= reduction_seconds(vs, element, model_) + reduced.seconds) {
+    std::shared_ptr<const Transition> reduced = chooser_.choose(*s_.layouts_[v], to, element);
+    if (s_.policy_ == TransitionPolicy::collectives || deferred->seconds <= reduction(v) + reduced->seconds) {
       s_.deferred_[v] = true;
       s_.layouts_[v] = vs.partial_layout();
       to_reader_[v] = std::move(deferred);
@@ -204,7 +211,10 @@ class Schedule::TransitionPass {
   const MachineModel& model_;
   TransitionChooser chooser_;
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers_;
-  std::vector<std::optional<Transition>> to_reader_;  // chosen with the deferral of a producer
+  std::vector<std::shared_ptr<const Transition>> to_reader_;  // chosen with the deferral of a producer
+  // Each keeps its schedule alive, so that no later schedule takes its address.
+  std::map<std::pair<const VertexSchedule*, std::size_t>, std::pair<std::shared_ptr<const VertexSchedule>, double>>
+      reductions_;
 };
 
 void Schedule::choose_transitions(const Graph& graph, const MachineModel& model) {

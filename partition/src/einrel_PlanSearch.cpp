@@ -172,20 +172,10 @@ Search::Search(const Graph& graph, Extent p, CostModel model)
       consumers_(graph.size()),
       tables_(graph.size()),
       choice_(graph.size(), -1) {
-  std::vector<VertexId> shapes;  // a vertex for each distinct (EinSum, operand bounds) seen
+  const std::vector<VertexId> first = first_of_equal_einsums(graph);
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (graph.vertex(v).is_input()) continue;
-    const ResolvedEinSum& r = graph.resolved(v);
-    const auto same = std::find_if(shapes.begin(), shapes.end(), [&](VertexId u) {
-      const ResolvedEinSum& q = graph.resolved(u);
-      return q.einsum() == r.einsum() && q.operand_bounds() == r.operand_bounds();
-    });
-    if (same != shapes.end()) {
-      cand_[v] = cand_[*same];
-      continue;
-    }
-    shapes.push_back(v);
-    cand_[v] = &distinct_candidates_.emplace_back(candidates(graph, v, p, model));
+    cand_[v] = first[v] == v ? &distinct_candidates_.emplace_back(candidates(graph, v, p, model)) : cand_[first[v]];
   }
   std::map<std::tuple<const Candidates*, const Candidates*, std::size_t>, const EdgeCosts*> edge_index;
   for (VertexId v = 0; v < graph.size(); ++v)

@@ -133,9 +133,9 @@ TEST(StepList, StepsAgreeAcrossRanks) {
         for (int r = 0; r < R; ++r) {
           const engine::VertexSteps& s = steps[static_cast<std::size_t>(r)].vertices[i];
           ASSERT_EQ(s.vertex, v);
-          for (const engine::KernelCall& call : s.kernels) tuples.push_back(call.tuple);
-          for (const engine::PartialMessage& m : s.sends) sent.emplace_back(m.output_block, r, m.peer);
-          for (const engine::PartialMessage& m : s.receives) received.emplace_back(m.output_block, m.peer, r);
+          for (const engine::KernelCall& call : s.work->kernels) tuples.push_back(call.tuple);
+          for (const engine::PartialMessage& m : s.work->sends) sent.emplace_back(m.output_block, r, m.peer);
+          for (const engine::PartialMessage& m : s.work->receives) received.emplace_back(m.output_block, m.peer, r);
         }
         std::sort(tuples.begin(), tuples.end());
         std::sort(sent.begin(), sent.end());
@@ -146,6 +146,51 @@ TEST(StepList, StepsAgreeAcrossRanks) {
       }
     }
   }
+}
+
+// Vertices of one step class (whose steps rank_steps finds once per rank) are scheduled alike: one
+// VertexSchedule, deferral and in-place rule aside, and per operand the same source, the same producer
+// layout and operand layout and the same volumes per rank; and a planned chain of equal products is a few
+// classes, not one per product.
+TEST(StepList, VerticesOfAStepClassAreScheduledAlike) {
+  std::mt19937 gen(47);
+  Graph chain;
+  chain.output(builders::matrix_chain_program(chain, 24, false, Dtype::f64));
+  std::vector<std::pair<Graph, std::vector<PartitionVector>>> cases;
+  for (int R : {1, 4, 6}) cases.emplace_back(chain, partition::make_plan(chain, R, "eindecomp").partitions);
+  for (int trial = 0; trial < 6; ++trial) {
+    Graph g = test::random_graph(gen, Dtype::f64);
+    auto plan = test::random_plan(g, gen);
+    cases.emplace_back(std::move(g), std::move(plan));
+  }
+  for (std::size_t c = 0; c < cases.size(); ++c)
+    for (int R = 1; R <= 6; ++R) {
+      const Graph& g = cases[c].first;
+      const engine::Schedule schedule(g, cases[c].second, R, policies[(c + R) % 3]);
+      std::map<std::size_t, VertexId> first;  // per class, its first vertex
+      for (VertexId v = 0; v < g.size(); ++v) {
+        if (g.vertex(v).is_input()) continue;
+        ASSERT_LT(schedule.step_class(v), schedule.num_step_classes());
+        const VertexId u = first.try_emplace(schedule.step_class(v), v).first->second;
+        if (u == v) continue;
+        SCOPED_TRACE(g.vertex(u).name + " and " + g.vertex(v).name + " on " + std::to_string(R) + " ranks");
+        EXPECT_EQ(&schedule.vertex(u), &schedule.vertex(v));
+        EXPECT_EQ(schedule.deferred(u), schedule.deferred(v));
+        for (std::size_t k = 0; k < g.vertex(v).inputs.size(); ++k) {
+          const VertexId pu = g.vertex(u).inputs[k], pv = g.vertex(v).inputs[k];
+          EXPECT_EQ(schedule.shared_operand(u, k), schedule.shared_operand(v, k));
+          EXPECT_EQ(schedule.streamed(pu), schedule.streamed(pv));
+          EXPECT_FALSE(schedule.reads_again(u, k) || schedule.reads_again(v, k));
+          if (schedule.shared_operand(v, k) || schedule.streamed(pv)) continue;
+          EXPECT_TRUE(schedule.layout(pu) == schedule.layout(pv));
+          EXPECT_EQ(schedule.transition(u, k).volumes.sent, schedule.transition(v, k).volumes.sent);
+          EXPECT_EQ(schedule.transition(u, k).volumes.received, schedule.transition(v, k).volumes.received);
+        }
+      }
+      if (c < 3) {
+        EXPECT_LE(schedule.num_step_classes(), 4u) << "chain case " << c << " on " << R << " ranks";
+      }
+    }
 }
 
 // An input cut three ways by its three readers: with InputReads::again and a model where reading is free, the
@@ -230,7 +275,7 @@ TEST(StepList, InputsReadInTurnAreStreamedByTheKernelCalls) {
     for (int r = 0; r < R; ++r) {
       const engine::RankSteps steps = engine::rank_steps(g, streaming, r);
       std::map<engine::StreamedBlock, int> reads, releases;  // each block read once and released once, in order
-      for (const engine::KernelCall& call : steps.vertices[0].kernels) {
+      for (const engine::KernelCall& call : steps.vertices[0].work->kernels) {
         for (const engine::StreamedBlock& b : call.reads) EXPECT_EQ(reads[b]++, releases[b]);
         for (const engine::StreamedBlock& b : call.releases) EXPECT_EQ(releases[b]++ + 1, reads[b]);
       }
@@ -352,7 +397,7 @@ TEST(StepList, SparseVerticesRunThePresentBlockPairs) {
           std::vector<Extent> tuples;
           for (int r = 0; r < R; ++r) {
             const engine::RankSteps steps = engine::rank_steps(g, schedule, r);
-            for (const engine::KernelCall& call : steps.vertices[v - 4].kernels) tuples.push_back(call.tuple);
+            for (const engine::KernelCall& call : steps.vertices[v - 4].work->kernels) tuples.push_back(call.tuple);
           }
           std::sort(tuples.begin(), tuples.end());
           EXPECT_EQ(tuples, vs.present_tuples()) << name << " on " << R << " ranks";

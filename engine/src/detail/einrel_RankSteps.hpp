@@ -4,6 +4,7 @@
 #include <einrel_Graph.hpp>
 #include <einrel_Schedule.hpp>
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -26,10 +27,10 @@ enum class OperandSource {
   stream,       // a streamed graph input: its blocks read and released around the kernel calls (Schedule::streamed)
 };
 
-// One operand's blocks on this rank (block ids of VertexSchedule::operand_layout(k)).
+// One operand's blocks on this rank (block ids of VertexSchedule::operand_layout(k)); its producer is the
+// vertex's input k.
 struct OperandSteps {
   std::size_t operand = 0;
-  VertexId producer = 0;
   OperandSource source = OperandSource::exchange;
   std::size_t same_as = 0;         // the earlier operand, for OperandSource::same_as
   std::vector<Extent> new_blocks;  // taken new and filled by the transition (zero where the producer's absent
@@ -61,18 +62,24 @@ struct PartialMessage {
   int peer = 0;
 };
 
-// One EinSum vertex on this rank.
-struct VertexSteps {
-  VertexId vertex = 0;
+// What an EinSum vertex does on this rank, one object for the vertices of one step class
+// (Schedule::step_class): their operands, calls and messages are the same.
+struct VertexWork {
   std::vector<OperandSteps> operands;  // in operand order
-  std::vector<VertexId> released;      // values whose last reader this vertex is: released once operands are placed
-  bool in_place = false;               // partial blocks are the first operand's (Schedule::in_place)
   std::vector<KernelCall> kernels;
   bool deferred = false;                 // partials stay unreduced (Schedule::deferred): no messages
   std::vector<PartialMessage> receives;  // partials of the output blocks this rank owns, in owner order
   std::vector<PartialMessage> sends;     // this rank's partials of output blocks others own
-  bool dead = false;                     // nothing reads the value and it is no output: released at once
   Extent tuples() const { return static_cast<Extent>(kernels.size()); }
+};
+
+// One EinSum vertex on this rank.
+struct VertexSteps {
+  VertexId vertex = 0;
+  std::shared_ptr<const VertexWork> work;
+  std::vector<VertexId> released;  // values whose last reader this vertex is: released once operands are placed
+  bool in_place = false;           // partial blocks are the first operand's (Schedule::in_place)
+  bool dead = false;               // nothing reads the value and it is no output: released at once
 };
 
 struct RankSteps {

@@ -7,6 +7,7 @@
 #include <einrel_Transition.hpp>
 #include <einrel_VertexSchedule.hpp>
 
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -37,6 +38,18 @@ class Schedule {
   // Lifetimes: the number of operand edges that read v, and whether v is a graph output (kept to the end).
   int uses(VertexId v) const { return uses_[v]; }
   bool kept(VertexId v) const { return kept_[v]; }
+  // The values EinSum vertex v is the last reader of (outputs aside), each once: released once v's operands
+  // are placed. Whether v's value is dead once computed (nothing reads it, no output); the inputs nothing
+  // reads (outputs aside), dead before the first vertex.
+  const std::vector<VertexId>& released(VertexId v) const { return released_[v]; }
+  bool dead(VertexId v) const { return uses_[v] == 0 && !kept_[v]; }
+  std::vector<VertexId> unread_inputs() const;
+  // EinSum vertices of one step class take the same steps on every rank (RankSteps' VertexWork), apart from
+  // the values they read and release: one VertexSchedule, deferral and, operand by operand, the same source
+  // (an earlier operand, a streamed input, or one transition object, which fixes both layouts). A vertex
+  // that reads an input again is a class of its own. Classes are numbered from 0 in vertex order.
+  std::size_t step_class(VertexId v) const { return step_class_[v]; }
+  std::size_t num_step_classes() const { return num_step_classes_; }
   // An earlier operand of v with the same producer and layout as operand k (that operand's blocks serve
   // both), or nothing.
   std::optional<std::size_t> shared_operand(VertexId v, std::size_t k) const;
@@ -87,6 +100,7 @@ class Schedule {
   // producer's deferral is decided before its reader's operands).
   void choose_transitions(const Graph& graph, const MachineModel& model);
   class TransitionPass;  // choose_transitions' state (einrel_TransitionPass.cpp)
+  void assign_step_classes(const Graph& graph);
 
   int ranks_;
   TransitionPolicy policy_;
@@ -96,12 +110,15 @@ class Schedule {
   std::vector<double> communication_seconds_;
   std::vector<bool> kept_, in_place_, deferred_, carried_, streamed_;
   std::vector<std::vector<bool>> reads_again_;
-  std::vector<std::vector<std::optional<Transition>>> transitions_;
+  std::vector<std::vector<std::shared_ptr<const Transition>>> transitions_;  // null: nothing moves
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;
-  std::vector<std::optional<VertexSchedule>> vertices_;
+  std::vector<std::shared_ptr<const VertexSchedule>> vertices_;  // one object for vertices scheduled alike
   std::vector<std::optional<redistribute::BlockLayout>> layouts_;
   std::vector<std::optional<BlockShape>> shapes_;
+  std::vector<std::vector<VertexId>> released_;
+  std::vector<std::size_t> step_class_;
+  std::size_t num_step_classes_ = 0;
 };
 
 // Per vertex, whether a schedule with `reads` streams it (Schedule::streamed): with InputReads::again, the graph

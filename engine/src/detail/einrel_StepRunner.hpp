@@ -88,7 +88,7 @@ class StepRunner {
       measure.exchange_seconds = std::max(0.0, seconds_since(vertex_start) - measure.seconds());
       result_.traffic.floats_sent += measure.floats_sent;
       result_.traffic.floats_received += measure.floats_received;
-      result_.traffic.tuples += s.tuples();
+      result_.traffic.tuples += s.work->tuples();
       if (options_.on_vertex_done) options_.on_vertex_done(s.vertex, seconds_since(start));
     }
     result_.traffic.peak_block_bytes = peak_;
@@ -132,7 +132,7 @@ class StepRunner {
 
   template <class S>
   void vertex(const VertexSteps& s) {
-    Operands<S> operands(s.operands.size());
+    Operands<S> operands(s.work->operands.size());
     Partials<S> partials;
     place_operands<S>(s, operands);
     run_kernels<S>(s, operands, partials);
@@ -154,25 +154,25 @@ class StepRunner {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     VertexMeasure& measure = result_.vertices[s.vertex];
     PhaseRegion region(vertex.name, "redistribute");
-    std::vector<std::optional<redistribute::RedistributionPlan>> plans(s.operands.size());
+    std::vector<std::optional<redistribute::RedistributionPlan>> plans(s.work->operands.size());
     comm::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
-      for (const OperandSteps& op : s.operands) {
+      for (const OperandSteps& op : s.work->operands) {
         if (op.source != OperandSource::exchange && op.source != OperandSource::read) continue;
         if ((op.source == OperandSource::read || op.source == OperandSource::stream) && !read_)
-          throw Error("vertex '" + vertex.name + "' reads input '" + graph_.vertex(op.producer).name +
+          throw Error("vertex '" + vertex.name + "' reads input '" + graph_.vertex(vertex.inputs[op.operand]).name +
                       "' from its source, and the engine was given no input reader");
         if (op.source == OperandSource::stream) continue;
-        const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
+        const D<S>& from = std::get<D<S>>(*result_.values[vertex.inputs[op.operand]]);
         operands[op.operand].emplace(comm_, vs.operand_layout(op.operand), operand_blocks<S>(vertex, vs, op, from));
         if (op.source == OperandSource::exchange)
           plans[op.operand].emplace(from.layout(), vs.operand_layout(op.operand), comm_.rank(), sizeof(S), limits_);
       }
       sample(with<S>(operands));
     });
-    for (const OperandSteps& op : s.operands) {
+    for (const OperandSteps& op : s.work->operands) {
       if (op.source == OperandSource::stream) continue;
-      const D<S>& from = std::get<D<S>>(*result_.values[op.producer]);
+      const D<S>& from = std::get<D<S>>(*result_.values[vertex.inputs[op.operand]]);
       if (op.source == OperandSource::read) {
         read_again<S>(vertex, vs, op, *operands[op.operand], measure);
       } else if (op.source == OperandSource::exchange) {
@@ -186,7 +186,7 @@ class StepRunner {
         measure.floats_received += op.floats_received;
       }
     }
-    for (const OperandSteps& op : s.operands)
+    for (const OperandSteps& op : s.work->operands)
       if (op.source == OperandSource::same_as) operands[op.operand] = operands[op.same_as];
     sample(with<S>(operands));
     for (VertexId in : s.released) result_.values[in].reset();
@@ -202,7 +202,7 @@ class StepRunner {
     for (Extent b : op.new_blocks) fresh.emplace_back(grid.box(grid.key(b)), operand.block(grid.key(b)));
     PhaseRegion region(vertex.name, "read");
     const auto read_start = std::chrono::steady_clock::now();
-    read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::collective);
+    read_(vertex.inputs[op.operand], AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::collective);
     measure.read_seconds += seconds_since(read_start);
     result_.traffic.floats_read += op.floats_read;
   }
@@ -211,7 +211,7 @@ class StepRunner {
   template <class S>
   void read_streamed(const Vertex& vertex, const VertexSteps& s, const KernelCall& call, Streamed<S>& streamed) {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
-    for (const OperandSteps& op : s.operands) {
+    for (const OperandSteps& op : s.work->operands) {
       BoxedBlocks<S, Memory> fresh;
       const BlockGrid& grid = vs.operand_layout(op.operand).grid();
       for (const auto& [k, b] : call.reads) {
@@ -221,7 +221,7 @@ class StepRunner {
             box,
             streamed[k].emplace(b, Block<S>::uninitialized(vertex.name + "/streamed", box.extents())).first->second);
       }
-      if (!fresh.empty()) read_(op.producer, AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::local);
+      if (!fresh.empty()) read_(vertex.inputs[op.operand], AnyBoxedBlocks<Memory>(std::move(fresh)), ReadCall::local);
     }
   }
 
@@ -274,7 +274,7 @@ class StepRunner {
       auto bytes = [](const Block<S>& b) { return b.view().span() * sizeof(S); };
       comm::collectively(comm_, [&] {
         inject(options_.failure, comm_.rank(), vertex.name, Phase::kernels);
-        for (const KernelCall& call : s.kernels) {
+        for (const KernelCall& call : s.work->kernels) {
           if (!call.reads.empty()) {
             const auto read_start = std::chrono::steady_clock::now();
             read_streamed<S>(vertex, s, call, streamed);
@@ -319,7 +319,7 @@ class StepRunner {
   template <class S>
   void reduce(const VertexSteps& s, Partials<S>& partials) {
     const Vertex& vertex = graph_.vertex(s.vertex);
-    if (s.deferred) {
+    if (s.work->deferred) {
       comm::collectively(comm_, [&] { inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce); });
       return;
     }
@@ -328,7 +328,7 @@ class StepRunner {
     std::vector<Block<S>> incoming;
     comm::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce);
-      for (const PartialMessage& m : s.receives)
+      for (const PartialMessage& m : s.work->receives)
         incoming.push_back(Block<S>::uninitialized(vertex.name + "/incoming", out.block_bound(m.output_block)));
       sample([&](BlockCensus& c) {
         for (const auto& [g, p] : partials) c.add(p);
@@ -336,14 +336,15 @@ class StepRunner {
       });
     });
     redistribute::BlockMessages<S, Memory> messages(comm_.get(), reduce_tag);
-    for (std::size_t i = 0; i < s.receives.size(); ++i) messages.receive(incoming[i], s.receives[i].peer);
-    for (const PartialMessage& m : s.sends) {
+    for (std::size_t i = 0; i < s.work->receives.size(); ++i) messages.receive(incoming[i], s.work->receives[i].peer);
+    for (const PartialMessage& m : s.work->sends) {
       messages.send(partials.at(m.output_block), m.peer);
       partials.erase(m.output_block);  // the message keeps its block until sent
     }
     messages.wait();
-    for (std::size_t i = 0; i < s.receives.size(); ++i)
-      kernels::accumulate(exec_, vertex.resolved->einsum().agg, partials.at(s.receives[i].output_block), incoming[i]);
+    for (std::size_t i = 0; i < s.work->receives.size(); ++i)
+      kernels::accumulate(exec_, vertex.resolved->einsum().agg, partials.at(s.work->receives[i].output_block),
+                          incoming[i]);
     compat::fence(exec_, "einrel::engine: reduced " + vertex.name);
     VertexMeasure& measure = result_.vertices[s.vertex];
     measure.floats_sent += messages.elements_sent();

@@ -7,6 +7,7 @@
 #include <einrel_Reshard.hpp>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,11 +38,16 @@ std::string_view transition_path_name(TransitionPath path);  // "point_to_point"
 // How one operand moves from its producer's layout to the sites of its join tuples: by the exchange
 // (RedistributionPlan) or by the synthesized collectives (`plan`, on rank_mesh(R)). `volumes` are the chosen
 // way's elements sent and received per rank; `seconds` the model's time for it.
+// By collectives, what every rank's steps need of the sequence, found once for all vertices that move an
+// operand between the same two layouts: `tiles[r]`, rank r's tile as a block id of the target grid and of
+// the source grid, and `scratch`, the pool buffers the sequence takes as temporaries (reshard_scratch).
 struct Transition {
   TransitionPath path = TransitionPath::point_to_point;
   std::optional<redistribute::mesh::ReshardPlan> plan;
   redistribute::ExchangeVolumes volumes;
   double seconds = 0;
+  std::vector<std::pair<Extent, Extent>> tiles;
+  std::vector<Extent> scratch;
 };
 
 // Whether, in a transition by collectives, `rank` ends with its source tile itself (execute_reshard returns
@@ -72,13 +78,14 @@ class TransitionChooser {
   const redistribute::mesh::DeviceMesh& mesh() const { return mesh_; }
 
   // Point-to-point, or collectives where both layouts are types on the mesh, the exchange moves something,
-  // and the policy allows them (automatic: when the model says they are no slower).
-  Transition choose(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
-                    std::size_t element_bytes);
+  // and the policy allows them (automatic: when the model says they are no slower). Equal arguments give the
+  // same object.
+  std::shared_ptr<const Transition> choose(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
+                                           std::size_t element_bytes);
   // The collectives that take partial results in `from` (one summand per rank sharing a block, pending ⊕
-  // `op`) to `to`, if both are types on the mesh.
-  std::optional<Transition> from_partials(const redistribute::BlockLayout& from, AggOp op,
-                                          const redistribute::BlockLayout& to, std::size_t element_bytes);
+  // `op`) to `to`, if both are types on the mesh; else null.
+  std::shared_ptr<const Transition> from_partials(const redistribute::BlockLayout& from, AggOp op,
+                                                  const redistribute::BlockLayout& to, std::size_t element_bytes);
 
  private:
   Transition choose_anew(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
@@ -86,6 +93,7 @@ class TransitionChooser {
   std::optional<Transition> from_partials_anew(const redistribute::BlockLayout& from, AggOp op,
                                                const redistribute::BlockLayout& to, std::size_t element_bytes);
   Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
+                         const redistribute::BlockLayout& from_layout, const redistribute::BlockLayout& to_layout,
                          std::size_t element_bytes);
 
   TransitionPolicy policy_;
@@ -95,8 +103,8 @@ class TransitionChooser {
   // What choose and from_partials returned, by their arguments (layouts by signature): a graph's vertices
   // repeat the same few layouts, and each choice costs an exchange count and mesh types.
   using LayoutPair = std::pair<std::vector<Extent>, std::vector<Extent>>;
-  std::map<std::pair<LayoutPair, std::size_t>, Transition> chosen_;
-  std::map<std::tuple<LayoutPair, AggOp, std::size_t>, std::optional<Transition>> from_partials_;
+  std::map<std::pair<LayoutPair, std::size_t>, std::shared_ptr<const Transition>> chosen_;
+  std::map<std::tuple<LayoutPair, AggOp, std::size_t>, std::shared_ptr<const Transition>> from_partials_;
 };
 
 }  // namespace einrel::engine

@@ -33,7 +33,7 @@ inline std::map<Dtype, VendorGemmCall> largest_gemm_calls(const Graph& graph, co
   for (const VertexSteps& s : steps.vertices) {
     const Vertex& vertex = graph.vertex(s.vertex);
     std::set<std::vector<Bound>> calls;
-    for (const KernelCall& call : s.kernels) calls.insert(schedule.vertex(s.vertex).tuple_bounds(call.tuple));
+    for (const KernelCall& call : s.work->kernels) calls.insert(schedule.vertex(s.vertex).tuple_bounds(call.tuple));
     for (const std::vector<Bound>& bounds : calls) {
       const auto gemm = kernels::vendor_gemm_call(resolve(vertex.resolved->einsum(), bounds),
                                                   {vertex.dtype, target.threads, target.host});
@@ -98,9 +98,9 @@ class WarmWalk {
 
   template <class S>
   void vertex(const VertexSteps& s) {
-    std::vector<Blocks> operands(s.operands.size());
-    for (const OperandSteps& op : s.operands) place_operand<S>(s.vertex, op, operands[op.operand]);
-    for (const OperandSteps& op : s.operands)
+    std::vector<Blocks> operands(s.work->operands.size());
+    for (const OperandSteps& op : s.work->operands) place_operand<S>(s.vertex, op, operands[op.operand]);
+    for (const OperandSteps& op : s.work->operands)
       if (op.source == OperandSource::same_as) operands[op.operand] = operands[op.same_as];
     for (VertexId in : s.released) held_[in].clear();
     std::map<Extent, Block<S>> partials;
@@ -108,8 +108,8 @@ class WarmWalk {
     operands.clear();
     const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
     std::vector<Block<S>> incoming;
-    for (const PartialMessage& m : s.receives) incoming.push_back(take<S>(out.block_bound(m.output_block)));
-    for (const PartialMessage& m : s.sends) partials.erase(m.output_block);
+    for (const PartialMessage& m : s.work->receives) incoming.push_back(take<S>(out.block_bound(m.output_block)));
+    for (const PartialMessage& m : s.work->sends) partials.erase(m.output_block);
     for (const auto& [g, block] : partials) held_[s.vertex].emplace(g, block);
   }
 
@@ -119,14 +119,14 @@ class WarmWalk {
   void place_operand(VertexId v, const OperandSteps& op, Blocks& blocks) {
     if (op.source == OperandSource::same_as) return;
     const redistribute::BlockLayout& to = schedule_.vertex(v).operand_layout(op.operand);
+    const VertexId producer = graph_.vertex(v).inputs[op.operand];
     for (Extent b : op.new_blocks) blocks.emplace(b, take<S>(to.grid().block_bound(b)));
-    for (const auto& [b, kept] : op.shared_blocks) blocks.emplace(b, held_[op.producer].at(kept));
+    for (const auto& [b, kept] : op.shared_blocks) blocks.emplace(b, held_[producer].at(kept));
     if (op.source == OperandSource::collectives) {
       std::vector<Block<S>> scratch;
-      for (Extent n : redistribute::mesh::reshard_scratch(*schedule_.transition(v, op.operand).plan))
-        scratch.push_back(take<S>({n}));
+      for (Extent n : schedule_.transition(v, op.operand).scratch) scratch.push_back(take<S>({n}));
     } else if (op.source == OperandSource::exchange) {
-      const redistribute::RedistributionPlan plan(schedule_.layout(op.producer), to, exchange_.comm().rank(), sizeof(S),
+      const redistribute::RedistributionPlan plan(schedule_.layout(producer), to, exchange_.comm().rank(), sizeof(S),
                                                   options_.exchange_limits());
       exchange_.prepare(exec_, plan, sizeof(S));
     }
@@ -143,7 +143,7 @@ class WarmWalk {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const BlockGrid& out = vs.output_layout().grid();
     std::map<std::pair<std::vector<Bound>, bool>, std::vector<Extent>> calls;
-    for (const KernelCall& call : s.kernels) {
+    for (const KernelCall& call : s.work->kernels) {
       for (const auto& [k, b] : call.reads) {
         const BlockGrid& grid = vs.operand_layout(k).grid();
         operands[k].emplace(b, take<S>(grid.block_bound(b)));
