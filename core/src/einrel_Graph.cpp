@@ -63,6 +63,7 @@ VertexId Graph::input(const std::string& name, Dtype dtype, const Bound& bound, 
   check_bound(bound, "input '" + name + "'");
   vertices_.push_back(
       Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin), std::nullopt, false, std::nullopt});
+  names_.emplace(name, vertices_.size() - 1);
   return vertices_.size() - 1;
 }
 
@@ -101,6 +102,7 @@ VertexId Graph::einsum(std::string_view equation, const std::vector<VertexId>& o
   try {
     return add_nary(name, e, operands, options.origin);
   } catch (...) {
+    for (VertexId v = before; v < vertices_.size(); ++v) names_.erase(vertices_[v].name);
     vertices_.resize(before);  // all or nothing
     throw;
   }
@@ -163,6 +165,7 @@ VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const 
   check_bound(bound, "einsum '" + name + "'");
   vertices_.push_back(Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin),
                              std::move(resolved), false, std::nullopt});
+  names_.emplace(name, vertices_.size() - 1);
   return vertices_.size() - 1;
 }
 
@@ -174,9 +177,9 @@ void Graph::output(VertexId v) {
 }
 
 std::optional<VertexId> Graph::find(std::string_view name) const {
-  for (VertexId v = 0; v < vertices_.size(); ++v)
-    if (vertices_[v].name == name) return v;
-  return std::nullopt;
+  const auto found = names_.find(std::string(name));
+  if (found == names_.end()) return std::nullopt;
+  return found->second;
 }
 
 }  // namespace einrel

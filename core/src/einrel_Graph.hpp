@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace einrel {
@@ -108,6 +109,7 @@ class Graph {
   std::vector<Vertex> vertices_;
   std::vector<VertexId> outputs_;
   std::vector<NaryEinsum> nary_;
+  std::unordered_map<std::string, VertexId> names_;  // find()'s index
 };
 
 // Per vertex, the first vertex with an equal EinSum on equal operand bounds (itself for the first of its

@@ -1,6 +1,7 @@
 #include <einrel_BlockPool.hpp>
 #include <einrel_CublasGemm.hpp>
 #include <einrel_DryRun.hpp>
+#include <einrel_Error.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RankSteps.hpp>
 
@@ -90,7 +91,37 @@ class HeldBlocks {
   VertexId memory_peak_vertex_ = 0;
 };
 
-using BlockIds = std::map<Extent, HeldBlocks::Id>;  // a relation's blocks on the rank, by block id
+// A relation's blocks on the rank, by block id: a sorted vector, since a rank holds few blocks of a value and
+// takes them mostly in increasing order (a map node per block made the walk allocation-bound).
+class BlockIds {
+ public:
+  using Entry = std::pair<Extent, HeldBlocks::Id>;
+  HeldBlocks::Id& operator[](Extent b) {
+    auto it = find(b);
+    if (it == entries_.end() || it->first != b) it = entries_.insert(it, {b, 0});
+    return it->second;
+  }
+  HeldBlocks::Id at(Extent b) const {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), b, before);
+    if (it == entries_.end() || it->first != b) throw Error("the dry run holds no block " + std::to_string(b));
+    return it->second;
+  }
+  void erase(Extent b) {
+    const auto it = find(b);
+    if (it != entries_.end() && it->first == b) entries_.erase(it);
+  }
+  void clear() { entries_.clear(); }
+  std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries_.end(); }
+
+ private:
+  static bool before(const Entry& e, Extent b) { return e.first < b; }
+  std::vector<Entry>::iterator find(Extent b) {
+    if (entries_.empty() || entries_.back().first < b) return entries_.end();
+    return std::lower_bound(entries_.begin(), entries_.end(), b, before);
+  }
+  std::vector<Entry> entries_;
+};
 
 // One rank's walk over its steps (execute()'s order and sampling points, docs/engine.md).
 class RankWalk {
@@ -121,7 +152,8 @@ class RankWalk {
     const VertexWork& work = *s.work;
     RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
     accessed_ = 0;
-    std::vector<BlockIds> operands(work.operands.size());
+    std::vector<BlockIds>& operands = operands_;  // kept from vertex to vertex with their storage
+    operands.resize(work.operands.size());
     std::size_t collective_scratch = 0;  // the largest temporaries of a transition by collectives
     for (OperandSource pass : {OperandSource::exchange, OperandSource::collectives}) {
       for (const OperandSteps& op : work.operands) {  // inputs read again are placed with the exchanges
@@ -176,15 +208,11 @@ class RankWalk {
     const BlockGrid& out = vs.output_layout().grid();
     RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
     double seconds = 0;
-    // On uniform grids every call reads blocks of the same bounds: priced once.
-    bool uniform = true;
-    for (std::size_t k = 0; k < work.operands.size(); ++k) uniform = uniform && vs.operand_layout(k).grid().uniform();
-    if (uniform && !work.kernels.empty()) vs.tuple_bounds(work.kernels.front().tuple, bounds_);
-    for (const KernelCall& call : work.kernels) {
-      if (!uniform) vs.tuple_bounds(call.tuple, bounds_);
-      const CallCosts::Call& cost = costs_.call(s.vertex, bounds_);
-      seconds += cost.seconds;
-      mine.flops += cost.flops;
+    const std::vector<PricedCall>& priced = prices(s);
+    for (std::size_t c = 0; c < work.kernels.size(); ++c) {
+      const KernelCall& call = work.kernels[c];
+      seconds += priced[c].cost->seconds;
+      mine.flops += priced[c].cost->flops;
       for (const auto& [k, b] : call.reads) {
         const Extent n = vs.operand_layout(k).grid().block_size(b);
         operands[k][b] = held_.take(n, element(s.vertex));
@@ -200,7 +228,7 @@ class RankWalk {
         }
       }
       if (!call.accumulate || !call.reads.empty()) held_.sample(s.vertex);
-      held_.sample(s.vertex, costs_.scratch_bytes(s.vertex, bounds_, call.accumulate));
+      held_.sample(s.vertex, priced[c].scratch);
       for (const auto& [k, b] : call.releases) {
         held_.drop(operands[k].at(b));
         operands[k].erase(b);
@@ -208,6 +236,29 @@ class RankWalk {
     }
     mine.tuples += work.tuples();
     traffic_.vertex_seconds[s.vertex] = std::max(traffic_.vertex_seconds[s.vertex], seconds);
+  }
+
+  // Each kernel call's prices and temporaries' bytes (CallCosts), found for the first vertex of a step class
+  // and dtype on this rank and kept for the others (one VertexWork: the same schedule object, so the same
+  // EinSum and bounds). On uniform grids every call reads blocks of the same bounds: priced once.
+  struct PricedCall {
+    const CallCosts::Call* cost;
+    std::size_t scratch;
+  };
+  const std::vector<PricedCall>& prices(const VertexSteps& s) {
+    const auto [known, fresh] = priced_.try_emplace({s.work.get(), graph_.vertex(s.vertex).dtype});
+    if (!fresh) return known->second;
+    const VertexSchedule& vs = schedule_.vertex(s.vertex);
+    const VertexWork& work = *s.work;
+    bool uniform = true;
+    for (std::size_t k = 0; k < work.operands.size(); ++k) uniform = uniform && vs.operand_layout(k).grid().uniform();
+    if (uniform && !work.kernels.empty()) vs.tuple_bounds(work.kernels.front().tuple, bounds_);
+    for (const KernelCall& call : work.kernels) {
+      if (!uniform) vs.tuple_bounds(call.tuple, bounds_);
+      known->second.push_back(
+          {&costs_.call(s.vertex, bounds_), costs_.scratch_bytes(s.vertex, bounds_, call.accumulate)});
+    }
+    return known->second;
   }
 
   // The reduction: receive blocks for the owned output blocks, sampled, combined and dropped; partials sent.
@@ -241,10 +292,12 @@ class RankWalk {
   CallCosts& costs_;
   Traffic& traffic_;
   std::vector<Bound> bounds_;  // the call's operand bounds, reused from call to call
+  std::map<std::pair<const VertexWork*, Dtype>, std::vector<PricedCall>> priced_;
   int rank_ = 0;
   HeldBlocks held_;
-  std::vector<BlockIds> values_;  // per vertex, its blocks on this rank while it lives
-  BlockIds partials_;             // the running vertex's partial blocks
+  std::vector<BlockIds> values_;    // per vertex, its blocks on this rank while it lives
+  BlockIds partials_;               // the running vertex's partial blocks
+  std::vector<BlockIds> operands_;  // the running vertex's operand blocks
 };
 
 // Whether two models price a kernel call alike (the fields CallCosts reads).

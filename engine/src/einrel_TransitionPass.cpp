@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 // Schedule's transition pass: how every operand moves, and which reductions are deferred (docs/engine.md
 // "Transitions").
@@ -145,6 +146,14 @@ class Schedule::TransitionPass {
         s_.transitions_[v].emplace_back();
       } else if (to_reader_[in]) {
         s_.transitions_[v].push_back(to_reader_[in]);
+      } else if (!graph_.vertex(in).is_input()) {  // its layout is its schedule's output layout
+        const auto [known, fresh] =
+            moves_.try_emplace({s_.vertices_[in].get(), s_.vertices_[v].get(), k, element_bytes(in)});
+        if (fresh)
+          known->second = {s_.vertices_[in], s_.vertices_[v],
+                           chooser_.choose(*s_.layouts_[in], s_.vertices_[v]->operand_layout(k), element_bytes(in)),
+                           false};
+        s_.transitions_[v].push_back(known->second.transition);
       } else {
         const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
         std::shared_ptr<const Transition> moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
@@ -191,19 +200,25 @@ class Schedule::TransitionPass {
     const VertexSchedule& vs = *s_.vertices_[v];
     if (vs.group_size() == 1 || s_.kept_[v] || readers_[v].size() != 1 || vs.on_partials() || s_.shapes_[v]) return;
     const auto [w, k] = readers_[v][0];
-    const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
     const std::size_t element = element_bytes(v);
-    std::shared_ptr<const Transition> deferred =
-        chooser_.from_partials(vs.partial_layout(), graph_.vertex(v).resolved->einsum().agg, to, element);
-    if (!deferred) return;
-    std::shared_ptr<const Transition> reduced = chooser_.choose(*s_.layouts_[v], to, element);
-    if (s_.policy_ == TransitionPolicy::collectives || deferred->seconds <= reduction(v) + reduced->seconds) {
+    const AggOp agg = graph_.vertex(v).resolved->einsum().agg;
+    const auto [known, fresh] = reductions_chosen_.try_emplace({&vs, s_.vertices_[w].get(), k, agg, element});
+    Choice& c = known->second;
+    if (fresh) {
+      c.producer = s_.vertices_[v], c.reader = s_.vertices_[w];
+      const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
+      std::shared_ptr<const Transition> deferred = chooser_.from_partials(vs.partial_layout(), agg, to, element);
+      if (!deferred) return;
+      std::shared_ptr<const Transition> reduced = chooser_.choose(vs.output_layout(), to, element);
+      c.deferred = s_.policy_ == TransitionPolicy::collectives || deferred->seconds <= reduction(v) + reduced->seconds;
+      c.transition = c.deferred ? std::move(deferred) : std::move(reduced);
+    }
+    if (!c.transition) return;
+    if (c.deferred) {
       s_.deferred_[v] = true;
       s_.layouts_[v] = vs.partial_layout();
-      to_reader_[v] = std::move(deferred);
-    } else {
-      to_reader_[v] = std::move(reduced);
     }
+    to_reader_[v] = c.transition;
   }
 
   Schedule& s_;
@@ -212,6 +227,18 @@ class Schedule::TransitionPass {
   TransitionChooser chooser_;
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers_;
   std::vector<std::shared_ptr<const Transition>> to_reader_;  // chosen with the deferral of a producer
+  // Choices fixed by a producer's and a reader's schedule objects, made once for the vertices that share them:
+  // an operand's move from an EinSum producer, by (producer, reader, operand, element bytes), and a reduction
+  // deferred or not, by (producer, reader, operand, ⊕, element bytes). Each keeps its schedules alive, so
+  // that no later schedule takes their address.
+  struct Choice {
+    std::shared_ptr<const VertexSchedule> producer, reader;
+    std::shared_ptr<const Transition> transition;  // none: the reduction cannot be deferred
+    bool deferred = false;
+  };
+  std::map<std::tuple<const VertexSchedule*, const VertexSchedule*, std::size_t, std::size_t>, Choice> moves_;
+  std::map<std::tuple<const VertexSchedule*, const VertexSchedule*, std::size_t, AggOp, std::size_t>, Choice>
+      reductions_chosen_;
   // Each keeps its schedule alive, so that no later schedule takes its address.
   std::map<std::pair<const VertexSchedule*, std::size_t>, std::pair<std::shared_ptr<const VertexSchedule>, double>>
       reductions_;

@@ -3,6 +3,7 @@
 #include <einrel_Viable.hpp>
 
 #include <algorithm>
+#include <map>
 
 namespace einrel::partition {
 namespace {
@@ -40,16 +41,21 @@ PartitionVector hand_out(const ResolvedEinSum& e, Extent p, const std::string& l
   return PartitionVector(e.unique_labels(), ordered);
 }
 
-// Each vertex's labels in the order `order(v, e)` gives, doublings handed out by `pick`.
+// Each vertex's labels in the order `order(v, e)` gives, doublings handed out by `pick`: found once for
+// vertices with equal EinSums and operand bounds that order their labels alike.
 template <class Order, class Pick>
 Partitioning per_vertex(const Graph& graph, Extent p, Order order, Pick pick) {
   check_procs(p);
   Partitioning result;
   result.partitions.resize(graph.size());
+  const std::vector<VertexId> first = first_of_equal_einsums(graph);
+  std::map<std::pair<VertexId, std::string>, VertexId> handed;  // (first of its kind, order) -> a vertex cut so
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (graph.vertex(v).is_input()) continue;
     const ResolvedEinSum& e = graph.resolved(v);
-    result.partitions[v] = hand_out(e, p, order(v, e), pick);
+    std::string labels = order(v, e);
+    const auto [known, fresh] = handed.try_emplace({first[v], std::move(labels)}, v);
+    result.partitions[v] = fresh ? hand_out(e, p, known->first.second, pick) : result.partitions[known->second];
     ++result.partitions_considered;
   }
   return result;

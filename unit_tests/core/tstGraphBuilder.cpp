@@ -89,6 +89,24 @@ TEST(GraphBuilder, FailedCallsLeaveTheGraphUnchanged) {
   g.validate();
 }
 
+// find() answers every vertex by its name, and no name of a failed call: the n-ary einsum that failed
+// (whatever binary vertices it had added) leaves its name and its intermediates' names free.
+TEST(GraphBuilder, NamesAreFoundAfterFailedCalls) {
+  Graph g;
+  const auto a = g.input("A", Dtype::f64, {2, 3});
+  const auto b = g.input("B", Dtype::f64, {3, 4});
+  const auto c = g.input("C", Dtype::f64, {5, 2});
+  EinsumOptions named;
+  named.name = "N";
+  EXPECT_THROW(g.einsum("ij,jk,kl->il", {a, b, c}, named), OperandError);  // k: 4 vs 5
+  EXPECT_EQ(g.size(), 3u);
+  EXPECT_FALSE(g.find("N"));
+  const auto n = g.einsum("ij,jk,kl->il", {a, b, g.input("D", Dtype::f64, {4, 2})}, named);
+  EXPECT_EQ(g.find("N"), n);
+  for (VertexId v = 0; v < g.size(); ++v) EXPECT_EQ(g.find(g.vertex(v).name), v) << g.vertex(v).name;
+  EXPECT_FALSE(g.find("n"));
+}
+
 TEST(GraphBuilder, MatrixChain) {
   Graph g;
   const auto p = builders::matrix_chain(g, {10, 20, 30, 40, 50}, Dtype::f64);
