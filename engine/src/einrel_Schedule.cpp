@@ -16,9 +16,12 @@ namespace {
 // later reader finds it. Its first reader's operand layout gives most; a block that reader's tuples skip (it
 // skips absent blocks of another operand, docs/sparse.md) gets the rank an even spread gives it. A sparse
 // value's absent blocks have none; a dense value's every block has one, whoever reads it first.
-BlockLayout value_layout(const BlockLayout& operand, const std::optional<BlockShape>& shape) {
+// The layout is operand k's of `reader`, or one made for the value.
+std::shared_ptr<const BlockLayout> value_layout(const std::shared_ptr<const VertexSchedule>& reader, std::size_t k,
+                                                const std::optional<BlockShape>& shape) {
+  const BlockLayout& operand = reader->operand_layout(k);
   const BlockGrid& grid = operand.grid();
-  if (!shape && !operand.placement().has_absent()) return operand;
+  if (!shape && !operand.placement().has_absent()) return {reader, &operand};
   const std::optional<BlockShape> present = shape ? std::optional<BlockShape>(shape->on(grid)) : std::nullopt;
   const Placement spread = Placement::spread(grid.num_blocks(), operand.num_ranks());
   std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
@@ -28,7 +31,7 @@ BlockLayout value_layout(const BlockLayout& operand, const std::optional<BlockSh
     for (int i = 0; i < operand.placement().num_sites(b); ++i) s.push_back(operand.placement().site(b, i));
     if (s.empty()) s.push_back(spread.site(b, 0));
   }
-  return BlockLayout(grid, Placement::sites(sites, operand.num_ranks()));
+  return std::make_shared<const BlockLayout>(grid, Placement::sites(sites, operand.num_ranks()));
 }
 
 }  // namespace
@@ -75,11 +78,11 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     else
       vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes);
     shapes_[v] = vertices_[v]->output_shape();
-    layouts_[v] = vertices_[v]->output_layout();
+    layouts_[v] = {vertices_[v], &vertices_[v]->output_layout()};
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       const VertexId in = vertex.inputs[k];
       ++uses_[in];
-      if (!layouts_[in]) layouts_[in] = value_layout(vertices_[v]->operand_layout(k), shapes_[in]);
+      if (!layouts_[in]) layouts_[in] = value_layout(vertices_[v], k, shapes_[in]);
       std::optional<std::size_t> same;
       for (std::size_t j = 0; j < k && !same; ++j)
         if (vertex.inputs[j] == in && vertices_[v]->operand_layout(j) == vertices_[v]->operand_layout(k)) same = j;
@@ -123,8 +126,8 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
   assign_step_classes(graph);
   for (VertexId v = 0; v < graph.size(); ++v)  // inputs nothing reads (outputs only): one block on rank 0
     if (!layouts_[v])
-      layouts_[v].emplace(BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)),
-                          ranks);
+      layouts_[v] = std::make_shared<const BlockLayout>(
+          BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)), ranks);
 }
 
 std::vector<VertexId> Schedule::unread_inputs() const {

@@ -120,7 +120,8 @@ class Schedule::TransitionPass {
           join_of(producer.resolved->einsum().agg) != e.join || producer.dtype != vertex.dtype)
         return;
     }
-    const BlockLayout partials = s_.vertices_[P]->partial_layout();
+    const auto shared = std::make_shared<const BlockLayout>(s_.vertices_[P]->partial_layout());
+    const BlockLayout& partials = *shared;
     if (!(s_.vertices_[Q]->partial_layout() == partials)) return;
     const auto [w, k] = readers_[v][0];
     const std::size_t element = element_bytes(v);
@@ -132,7 +133,7 @@ class Schedule::TransitionPass {
         chooser_.choose(s_.vertices_[v]->output_layout(), s_.vertices_[w]->operand_layout(k), element)->seconds;
     if (s_.policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
     s_.vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partials);
-    for (VertexId in : {P, Q, v}) s_.deferred_[in] = true, s_.layouts_[in] = partials;
+    for (VertexId in : {P, Q, v}) s_.deferred_[in] = true, s_.layouts_[in] = shared;
     for (VertexId in : {P, Q}) to_reader_[in] = chooser_.choose(partials, partials, element);  // nothing moves
     to_reader_[v] = std::move(combined);
   }
@@ -152,7 +153,7 @@ class Schedule::TransitionPass {
         if (fresh)
           known->second = {s_.vertices_[in], s_.vertices_[v],
                            chooser_.choose(*s_.layouts_[in], s_.vertices_[v]->operand_layout(k), element_bytes(in)),
-                           false};
+                           false, nullptr};
         s_.transitions_[v].push_back(known->second.transition);
       } else {
         const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
@@ -212,11 +213,12 @@ class Schedule::TransitionPass {
       std::shared_ptr<const Transition> reduced = chooser_.choose(vs.output_layout(), to, element);
       c.deferred = s_.policy_ == TransitionPolicy::collectives || deferred->seconds <= reduction(v) + reduced->seconds;
       c.transition = c.deferred ? std::move(deferred) : std::move(reduced);
+      if (c.deferred) c.partials = std::make_shared<const BlockLayout>(vs.partial_layout());
     }
     if (!c.transition) return;
     if (c.deferred) {
       s_.deferred_[v] = true;
-      s_.layouts_[v] = vs.partial_layout();
+      s_.layouts_[v] = c.partials;
     }
     to_reader_[v] = c.transition;
   }
@@ -235,6 +237,7 @@ class Schedule::TransitionPass {
     std::shared_ptr<const VertexSchedule> producer, reader;
     std::shared_ptr<const Transition> transition;  // none: the reduction cannot be deferred
     bool deferred = false;
+    std::shared_ptr<const BlockLayout> partials;  // the producer's partial layout, when deferred
   };
   std::map<std::tuple<const VertexSchedule*, const VertexSchedule*, std::size_t, std::size_t>, Choice> moves_;
   std::map<std::tuple<const VertexSchedule*, const VertexSchedule*, std::size_t, AggOp, std::size_t>, Choice>

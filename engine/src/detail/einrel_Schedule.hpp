@@ -113,8 +113,8 @@ class Schedule {
   std::vector<std::vector<std::shared_ptr<const Transition>>> transitions_;  // null: nothing moves
   std::vector<std::vector<std::optional<std::size_t>>> shared_;
   std::vector<partition::PartitionVector> partitions_;
-  std::vector<std::shared_ptr<const VertexSchedule>> vertices_;  // one object for vertices scheduled alike
-  std::vector<std::optional<redistribute::BlockLayout>> layouts_;
+  std::vector<std::shared_ptr<const VertexSchedule>> vertices_;            // one object for vertices scheduled alike
+  std::vector<std::shared_ptr<const redistribute::BlockLayout>> layouts_;  // within schedules where they can be
   std::vector<std::optional<BlockShape>> shapes_;
   std::vector<std::vector<VertexId>> released_;
   std::vector<std::size_t> step_class_;
