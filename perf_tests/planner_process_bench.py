@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Whole-process planning time: `einrel plan` on the 1000-product chain of 512² matrices and on 1 and 8
+"""Whole-process planning time: `einrel plan` on one product (the floor any process costs), the 1000-product chain of 512² matrices and on 1 and 8
 transformer layers (written by `einrel_planner_bench --write-graphs`), at p = 64 on one rank (--procs 64), on
 64 ranks (--ranks 64) and on 4096 ranks (--procs 64 --ranks 4096), median of --reps runs. With --baseline OTHER_EINREL the two binaries alternate run by
 run and the plans' JSON must agree (a before/after comparison); the peer of a planning time is the same
@@ -15,7 +15,10 @@ import sys
 import tempfile
 import time
 
-CASES = [("chain1000_512.ein", ["--procs", "64"]), ("chain1000_512.ein", ["--ranks", "64"]),
+# The floor: one product, whose planning takes next to nothing, shows what any `einrel plan` process costs
+# (loading, MPI's start-up and finalization, output).
+ONE_PRODUCT = "input A f32[512,512]\ninput B f32[512,512]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n"
+CASES = [("one_product.ein", ["--procs", "64"]), ("chain1000_512.ein", ["--procs", "64"]), ("chain1000_512.ein", ["--ranks", "64"]),
          ("chain1000_512.ein", ["--procs", "64", "--ranks", "4096"]), ("transformer1.ein", ["--procs", "64"]),
          ("transformer1.ein", ["--ranks", "64"]), ("transformer1.ein", ["--procs", "64", "--ranks", "4096"]),
          ("transformer8.ein", ["--procs", "64"]), ("transformer8.ein", ["--ranks", "64"])]
@@ -39,6 +42,8 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
         subprocess.run([a.graph_tool, "--write-graphs", work], check=True)
+        with open(f"{work}/one_product.ein", "w") as f:
+            f.write(ONE_PRODUCT)
         print("graph,options,einrel_seconds" + (",baseline_seconds,speedup,same_plan" if a.baseline else ""))
         for name, args in CASES:
             graph = f"{work}/{name}"
