@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 namespace einrel::engine {
 namespace {
@@ -123,7 +124,8 @@ class BlockIds {
   std::vector<Entry> entries_;
 };
 
-// One rank's walk over its steps (execute()'s order and sampling points, docs/engine.md).
+// One rank's walk over its steps (execute()'s order and sampling points, docs/engine.md), into `traffic`: the
+// rank's figures in its first (only) slot, and per vertex what this rank adds to the sums and maxima.
 class RankWalk {
  public:
   RankWalk(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits, CallCosts& costs,
@@ -131,17 +133,16 @@ class RankWalk {
       : graph_(graph), schedule_(schedule), limits_(limits), costs_(costs), traffic_(traffic), values_(graph.size()) {}
 
   void run(const RankSteps& steps) {
-    rank_ = steps.rank;
     for (const auto& [v, blocks] : steps.inputs) {
       for (Extent b : blocks) values_[v][b] = held_.take(schedule_.layout(v).grid().block_size(b), element(v));
       held_.sample(v);
     }
     for (VertexId v : steps.unread_inputs) held_.drop_all(values_[v]);
     for (const VertexSteps& s : steps.vertices) vertex(s);
-    RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
+    RankTraffic& mine = traffic_.ranks[0];
     mine.peak_block_bytes = held_.peak();
-    traffic_.peak_memory_bytes[static_cast<std::size_t>(rank_)] = held_.memory_estimate();
-    traffic_.peak_vertex[static_cast<std::size_t>(rank_)] = held_.memory_peak_vertex();
+    traffic_.peak_memory_bytes[0] = held_.memory_estimate();
+    traffic_.peak_vertex[0] = held_.memory_peak_vertex();
   }
 
  private:
@@ -150,7 +151,7 @@ class RankWalk {
   void vertex(const VertexSteps& s) {
     const VertexId v = s.vertex;
     const VertexWork& work = *s.work;
-    RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
+    RankTraffic& mine = traffic_.ranks[0];
     accessed_ = 0;
     std::vector<BlockIds>& operands = operands_;  // kept from vertex to vertex with their storage
     operands.resize(work.operands.size());
@@ -206,7 +207,7 @@ class RankWalk {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const VertexWork& work = *s.work;
     const BlockGrid& out = vs.output_layout().grid();
-    RankTraffic& mine = traffic_.ranks[static_cast<std::size_t>(rank_)];
+    RankTraffic& mine = traffic_.ranks[0];
     double seconds = 0;
     const std::vector<PricedCall>& priced = prices(s);
     for (std::size_t c = 0; c < work.kernels.size(); ++c) {
@@ -293,7 +294,6 @@ class RankWalk {
   Traffic& traffic_;
   std::vector<Bound> bounds_;  // the call's operand bounds, reused from call to call
   std::map<std::pair<const VertexWork*, Dtype>, std::vector<PricedCall>> priced_;
-  int rank_ = 0;
   HeldBlocks held_;
   std::vector<BlockIds> values_;    // per vertex, its blocks on this rank while it lives
   BlockIds partials_;               // the running vertex's partial blocks
@@ -361,11 +361,50 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
   if (!costs || &costs->graph() != &graph || !same_call_rates(costs->model(), schedule.model()))
     costs = &own.emplace(graph, schedule.model());
   const int R = schedule.ranks();
-  Traffic traffic{std::vector<RankTraffic>(R),           std::vector<Extent>(graph.size(), 0),
-                  std::vector<Extent>(graph.size(), 0),  std::vector<Extent>(graph.size(), 0),
-                  std::vector<std::size_t>(R, 0),        std::vector<VertexId>(R, 0),
-                  std::vector<double>(graph.size(), 0.0)};
-  for (int r = 0; r < R; ++r) RankWalk(graph, schedule, limits, *costs, traffic).run(rank_steps(graph, schedule, r));
+  auto zeros = [&](std::size_t ranks) {
+    return Traffic{std::vector<RankTraffic>(ranks),       std::vector<Extent>(graph.size(), 0),
+                   std::vector<Extent>(graph.size(), 0),  std::vector<Extent>(graph.size(), 0),
+                   std::vector<std::size_t>(ranks, 0),    std::vector<VertexId>(ranks, 0),
+                   std::vector<double>(graph.size(), 0.0)};
+  };
+  Traffic traffic = zeros(static_cast<std::size_t>(R));
+  // Ranks whose step lists are equal (equal RankParts) walk alike: each class of ranks is walked once, on its
+  // first rank, and counted for all of them.
+  const StepLists lists(graph, schedule);
+  std::vector<RankParts> classes;
+  std::vector<int> first_rank;
+  std::vector<std::vector<int>> members;
+  std::unordered_map<std::size_t, std::vector<std::size_t>> by_hash;
+  for (int r = 0; r < R; ++r) {
+    RankParts parts = lists.parts(r);
+    std::vector<std::size_t>& candidates = by_hash[parts.hash()];
+    const auto same =
+        std::find_if(candidates.begin(), candidates.end(), [&](std::size_t c) { return classes[c] == parts; });
+    if (same != candidates.end()) {
+      members[*same].push_back(r);
+      continue;
+    }
+    candidates.push_back(classes.size());
+    classes.push_back(std::move(parts));
+    first_rank.push_back(r);
+    members.push_back({r});
+  }
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    Traffic one = zeros(1);
+    RankWalk(graph, schedule, limits, *costs, one).run(lists.steps(classes[c], first_rank[c]));
+    const Extent n = static_cast<Extent>(members[c].size());
+    for (int r : members[c]) {
+      traffic.ranks[static_cast<std::size_t>(r)] = one.ranks[0];
+      traffic.peak_memory_bytes[static_cast<std::size_t>(r)] = one.peak_memory_bytes[0];
+      traffic.peak_vertex[static_cast<std::size_t>(r)] = one.peak_vertex[0];
+    }
+    for (VertexId v = 0; v < graph.size(); ++v) {
+      traffic.floats_moved[v] += n * one.floats_moved[v];
+      traffic.partials_moved[v] += n * one.partials_moved[v];
+      traffic.busiest_accessed[v] = std::max(traffic.busiest_accessed[v], one.busiest_accessed[v]);
+      traffic.vertex_seconds[v] = std::max(traffic.vertex_seconds[v], one.vertex_seconds[v]);
+    }
+  }
   for (VertexId v = 0; v < graph.size(); ++v)
     if (!graph.vertex(v).is_input()) traffic.vertex_seconds[v] += schedule.communication_seconds(v);
   return traffic;

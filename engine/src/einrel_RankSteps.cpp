@@ -94,31 +94,105 @@ void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, 
 
 }  // namespace
 
-RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank) {
-  if (rank < 0 || rank >= schedule.ranks())
-    throw Error("rank " + std::to_string(rank) + " is not one of the schedule's " + std::to_string(schedule.ranks()));
+bool operator==(const OperandSteps& a, const OperandSteps& b) {
+  return a.operand == b.operand && a.source == b.source && a.same_as == b.same_as && a.new_blocks == b.new_blocks &&
+         a.shared_blocks == b.shared_blocks && a.floats_sent == b.floats_sent &&
+         a.floats_received == b.floats_received && a.floats_read == b.floats_read;
+}
+
+bool operator==(const KernelCall& a, const KernelCall& b) {
+  return a.tuple == b.tuple && a.output_block == b.output_block && a.accumulate == b.accumulate && a.reads == b.reads &&
+         a.releases == b.releases;
+}
+
+bool operator==(const PartialMessage& a, const PartialMessage& b) {
+  return a.output_block == b.output_block && a.peer == b.peer;
+}
+
+bool operator==(const VertexWork& a, const VertexWork& b) {
+  return a.operands == b.operands && a.kernels == b.kernels && a.deferred == b.deferred && a.receives == b.receives &&
+         a.sends == b.sends;
+}
+
+namespace {
+
+void mix(std::size_t& h, std::size_t x) { h = h * 1000003u ^ x; }
+
+}  // namespace
+
+std::size_t RankParts::hash() const {
+  std::size_t h = input_blocks.size();
+  for (const std::vector<Extent>& blocks : input_blocks) {
+    mix(h, blocks.size());
+    for (Extent b : blocks) mix(h, static_cast<std::size_t>(b));
+  }
+  for (const std::shared_ptr<const VertexWork>& w : work) {
+    mix(h, w->kernels.size()), mix(h, w->receives.size()), mix(h, w->sends.size());
+    for (const OperandSteps& op : w->operands)
+      mix(h, op.new_blocks.size()), mix(h, op.shared_blocks.size()), mix(h, static_cast<std::size_t>(op.floats_sent));
+    for (const KernelCall& call : w->kernels) mix(h, static_cast<std::size_t>(call.tuple));
+    for (const PartialMessage& m : w->sends) mix(h, static_cast<std::size_t>(m.peer));
+  }
+  return h;
+}
+
+bool operator==(const RankParts& a, const RankParts& b) {
+  if (a.input_blocks != b.input_blocks || a.work.size() != b.work.size()) return false;
+  for (std::size_t c = 0; c < a.work.size(); ++c)
+    if (a.work[c] != b.work[c] && !(*a.work[c] == *b.work[c])) return false;
+  return true;
+}
+
+StepLists::StepLists(const Graph& graph, const Schedule& schedule)
+    : graph_(graph), schedule_(schedule), input_layout_(graph.size(), 0) {
+  std::map<const BlockLayout*, std::size_t> index;
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    if (!graph.vertex(v).is_input() || schedule.streamed(v)) continue;
+    const auto [known, fresh] = index.try_emplace(&schedule.layout(v), layout_input_.size());
+    if (fresh) layout_input_.push_back(v);
+    input_layout_[v] = known->second;
+  }
+}
+
+RankParts StepLists::parts(int rank) const {
+  if (rank < 0 || rank >= schedule_.ranks())
+    throw Error("rank " + std::to_string(rank) + " is not one of the schedule's " + std::to_string(schedule_.ranks()));
+  RankParts parts;
+  for (VertexId v : layout_input_) parts.input_blocks.push_back(schedule_.layout(v).blocks_of(rank));
+  parts.work.resize(schedule_.num_step_classes());
+  for (VertexId v = 0; v < graph_.size(); ++v) {
+    const Vertex& vertex = graph_.vertex(v);
+    if (vertex.is_input()) continue;
+    std::shared_ptr<const VertexWork>& known = parts.work[schedule_.step_class(v)];
+    if (known) continue;
+    auto w = std::make_shared<VertexWork>();
+    for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
+      w->operands.push_back(operand_steps(graph_, schedule_, v, k, rank));
+    w->deferred = schedule_.deferred(v);
+    kernel_and_reduction_steps(schedule_, v, rank, *w);
+    known = std::move(w);
+  }
+  return parts;
+}
+
+RankSteps StepLists::steps(const RankParts& parts, int rank) const {
   RankSteps steps;
   steps.rank = rank;
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (graph.vertex(v).is_input())
-      steps.inputs.emplace_back(v, schedule.streamed(v) ? std::vector<Extent>{} : schedule.layout(v).blocks_of(rank));
-  steps.unread_inputs = schedule.unread_inputs();
-  std::vector<std::shared_ptr<const VertexWork>> work(schedule.num_step_classes());  // by step class
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    std::shared_ptr<const VertexWork>& known = work[schedule.step_class(v)];
-    if (!known) {
-      auto w = std::make_shared<VertexWork>();
-      for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-        w->operands.push_back(operand_steps(graph, schedule, v, k, rank));
-      w->deferred = schedule.deferred(v);
-      kernel_and_reduction_steps(schedule, v, rank, *w);
-      known = std::move(w);
-    }
-    steps.vertices.push_back({v, known, schedule.released(v), schedule.in_place(v), schedule.dead(v)});
-  }
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (graph_.vertex(v).is_input())
+      steps.inputs.emplace_back(v,
+                                schedule_.streamed(v) ? std::vector<Extent>{} : parts.input_blocks[input_layout_[v]]);
+  steps.unread_inputs = schedule_.unread_inputs();
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (!graph_.vertex(v).is_input())
+      steps.vertices.push_back(
+          {v, parts.work[schedule_.step_class(v)], schedule_.released(v), schedule_.in_place(v), schedule_.dead(v)});
   return steps;
+}
+
+RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank) {
+  const StepLists lists(graph, schedule);
+  return lists.steps(lists.parts(rank), rank);
 }
 
 }  // namespace einrel::engine

@@ -96,6 +96,20 @@ TEST(StepList, DryRunIsWhatExecuteMeasuresOnRandomGraphs) {
   }
 }
 
+// The dry run walks ranks with equal step lists once and counts the walk for each: ranks that run nothing
+// (p < R) and ranks holding the same replicated blocks. Its figures are still what each rank's execute measures.
+TEST(StepList, RanksWalkedOnceAreWhatExecuteMeasures) {
+  const Communicator comm(MPI_COMM_WORLD);
+  Graph chain, layer;
+  chain.output(builders::matrix_chain_program(chain, 8, false, Dtype::f64));
+  layer.output(builders::transformer_layer(layer, layer.input("X", Dtype::f32, {8, 6}), {8, 6, 2, 3}, 10, "L_"));
+  for (const Graph* g : {&chain, &layer})
+    for (Extent p : {1, 2}) {
+      SCOPED_TRACE("p = " + std::to_string(p));
+      expect_dry_run_is_execute(comm, *g, partition::make_plan(*g, p, "eindecomp").partitions, policies[p]);
+    }
+}
+
 TEST(StepList, DryRunIsWhatExecuteMeasuresOnPlannedGraphs) {
   const Communicator comm(MPI_COMM_WORLD);
   Graph chain, skewed, layer;
@@ -191,6 +205,47 @@ TEST(StepList, VerticesOfAStepClassAreScheduledAlike) {
         EXPECT_LE(schedule.num_step_classes(), 4u) << "chain case " << c << " on " << R << " ranks";
       }
     }
+}
+
+// Ranks with equal parts (RankParts: their input blocks and their work per step class) have equal step
+// lists, and the dry run walks them once: on a plan of p = 1 every rank but the first runs nothing and all
+// of them are one class.
+TEST(StepList, RanksWithEqualPartsHaveEqualStepLists) {
+  std::mt19937 gen(53);
+  auto same_steps = [](const engine::RankSteps& a, const engine::RankSteps& b) {
+    if (a.inputs != b.inputs || a.unread_inputs != b.unread_inputs || a.vertices.size() != b.vertices.size())
+      return false;
+    for (std::size_t i = 0; i < a.vertices.size(); ++i) {
+      const engine::VertexSteps &x = a.vertices[i], &y = b.vertices[i];
+      if (x.vertex != y.vertex || !(*x.work == *y.work) || x.released != y.released || x.in_place != y.in_place ||
+          x.dead != y.dead)
+        return false;
+    }
+    return true;
+  };
+  std::size_t equal_pairs = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const Graph g = test::random_graph(gen, Dtype::f64);
+    const auto plan = trial % 2 ? test::random_plan(g, gen) : partition::make_plan(g, 1, "eindecomp").partitions;
+    for (int R = 1; R <= 8; ++R) {
+      const engine::Schedule schedule(g, plan, R, policies[trial % 3]);
+      const engine::StepLists lists(g, schedule);
+      std::vector<engine::RankParts> parts;
+      for (int r = 0; r < R; ++r) parts.push_back(lists.parts(r));
+      for (int r = 0; r < R; ++r)
+        for (int s = 0; s < r; ++s) {
+          if (!(parts[r] == parts[s])) continue;
+          ++equal_pairs;
+          EXPECT_EQ(parts[r].hash(), parts[s].hash());
+          EXPECT_TRUE(same_steps(engine::rank_steps(g, schedule, r), engine::rank_steps(g, schedule, s)))
+              << "ranks " << s << " and " << r << " of " << R << ", trial " << trial;
+        }
+      if (trial % 2 == 0) {
+        for (int r = 2; r < R; ++r) EXPECT_TRUE(parts[r] == parts[1]) << "rank " << r << " of " << R;
+      }
+    }
+  }
+  EXPECT_GT(equal_pairs, 0u);
 }
 
 // An input cut three ways by its three readers: with InputReads::again and a model where reading is free, the

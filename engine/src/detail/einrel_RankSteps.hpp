@@ -73,6 +73,12 @@ struct VertexWork {
   Extent tuples() const { return static_cast<Extent>(kernels.size()); }
 };
 
+// Equal contents, field by field (RankParts' comparison).
+bool operator==(const OperandSteps& a, const OperandSteps& b);
+bool operator==(const KernelCall& a, const KernelCall& b);
+bool operator==(const PartialMessage& a, const PartialMessage& b);
+bool operator==(const VertexWork& a, const VertexWork& b);
+
 // One EinSum vertex on this rank.
 struct VertexSteps {
   VertexId vertex = 0;
@@ -90,7 +96,32 @@ struct RankSteps {
   std::vector<VertexSteps> vertices;    // the EinSum vertices in graph order
 };
 
-// Throws Error for a rank outside the schedule's.
+// What fixes a rank's step list: its blocks of each layout an input lives in, and its work for each step
+// class. Ranks with equal parts have equal step lists (but for `rank`), so one walk over them stands for all:
+// the dry run walks each class of ranks once (a rank that runs nothing is the common case when R > p).
+struct RankParts {
+  std::vector<std::vector<Extent>> input_blocks;        // per input layout, in StepLists' order
+  std::vector<std::shared_ptr<const VertexWork>> work;  // per step class
+  std::size_t hash() const;                             // of the contents
+};
+bool operator==(const RankParts& a, const RankParts& b);  // equal contents
+
+// Every rank's step list of one schedule, with what is the same for all ranks found once.
+class StepLists {
+ public:
+  StepLists(const Graph& graph, const Schedule& schedule);
+  // Throws Error for a rank outside the schedule's.
+  RankParts parts(int rank) const;
+  RankSteps steps(const RankParts& parts, int rank) const;
+
+ private:
+  const Graph& graph_;
+  const Schedule& schedule_;
+  std::vector<std::size_t> input_layout_;  // per input vertex (not streamed), the index of its layout object
+  std::vector<VertexId> layout_input_;     // per input layout object, the first input living in it
+};
+
+// StepLists(graph, schedule).steps of `rank`'s parts. Throws Error for a rank outside the schedule's.
 RankSteps rank_steps(const Graph& graph, const Schedule& schedule, int rank);
 
 }  // namespace einrel::engine
