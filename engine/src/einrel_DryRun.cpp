@@ -389,8 +389,14 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
     first_rank.push_back(r);
     members.push_back({r});
   }
+  Traffic one = zeros(1);  // one walk's figures, cleared for each: allocating them anew costs more than a walk
   for (std::size_t c = 0; c < classes.size(); ++c) {
-    Traffic one = zeros(1);
+    if (c > 0) {
+      one.ranks[0] = {}, one.peak_memory_bytes[0] = 0, one.peak_vertex[0] = 0;
+      for (std::vector<Extent>* sums : {&one.floats_moved, &one.partials_moved, &one.busiest_accessed})
+        std::fill(sums->begin(), sums->end(), 0);
+      std::fill(one.vertex_seconds.begin(), one.vertex_seconds.end(), 0.0);
+    }
     RankWalk(graph, schedule, limits, *costs, one).run(lists.steps(classes[c], first_rank[c]));
     const Extent n = static_cast<Extent>(members[c].size());
     for (int r : members[c]) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <tuple>
 
 namespace einrel::engine {
 
@@ -56,6 +57,8 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
                 std::to_string(graph.size()) + " vertices");
   const std::vector<std::string> orders = tuple_orders(graph, partitions);
   const std::vector<VertexId> first = first_of_equal_einsums(graph);
+  // The dense vertices' schedules by (first vertex of their kind, cut, tuple order).
+  std::map<std::tuple<VertexId, std::vector<Extent>, std::string>, std::shared_ptr<const VertexSchedule>> made;
   shapes_.resize(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -70,13 +73,16 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     std::vector<const BlockShape*> operand_shapes;
     if (skips_absent_blocks(vertex.resolved->einsum()))
       for (VertexId in : vertex.inputs) operand_shapes.push_back(shapes_[in] ? &*shapes_[in] : nullptr);
-    const VertexId u = first[v];  // a dense vertex like an earlier one, cut and ordered alike, runs alike
+    // A dense vertex like an earlier one (first_of_equal_einsums), cut and ordered alike, runs alike.
     const bool dense =
         std::none_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; });
-    if (u != v && dense && !shapes_[u] && partitions[u] == partitions[v] && orders[u] == orders[v])
-      vertices_[v] = vertices_[u];
+    std::shared_ptr<const VertexSchedule>* alike = nullptr;
+    if (dense) alike = &made[{first[v], partitions[v].parts(), orders[v]}];
+    if (alike && *alike)
+      vertices_[v] = *alike;
     else
       vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes);
+    if (alike && !*alike) *alike = vertices_[v];
     shapes_[v] = vertices_[v]->output_shape();
     layouts_[v] = {vertices_[v], &vertices_[v]->output_layout()};
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
