@@ -166,9 +166,16 @@ void cost_by_dry_run(const Graph& graph, FittedPlan& fitted, Objective objective
                        static_cast<double>(dry.partials_moved[v]), 0.0};
 }
 
+// How many doublings beyond the requested p fit_memory tries at most: each costs dry runs whose kernel calls
+// grow with p.
+constexpr int max_memory_doublings = 10;
+
 // The requested plan if its busiest rank fits options.memory_limit (or there is none); else, with automatic
 // transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
-// every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits.
+// every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits; and
+// where none of those fits, the same at 8p, 16p, ... (at most 1024p) while the smallest peak falls, to the
+// first that fits.
+// The error for a limit nothing fits names the smallest peak any plan tried reached.
 FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, FittedPlan requested,
                       const PlanCosting& costing) {
   const std::optional<std::size_t>& memory_limit = options.memory_limit;
@@ -216,7 +223,10 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
     if (name != options.planner) planners.push_back(name);
   std::optional<FittedPlan> best;
   double best_objective = 0;
-  for (Extent p : {procs, 2 * procs, 4 * procs})
+  // p, 2p and 4p; where nothing fits there, finer p (a rank then holds smaller blocks of the inputs it streams
+  // and of the values it computes) while the smallest peak still falls, up to the first p with a plan that fits.
+  for (Extent p = procs, level = 0; level <= max_memory_doublings; p *= 2, ++level) {
+    const std::size_t smallest = closest->peak;
     for (const std::string& planner : planners) {
       if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
       if (auto fit = fitting(costing.cost(costing.make(p, planner, options.cost_model), policies[0])))
@@ -225,6 +235,8 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
           best = std::move(fit->first);
         }
     }
+    if (level >= 2 && (best || closest->peak >= smallest)) break;
+  }
   if (best) {
     if (best->plan.procs != procs)
       best->procs_reason = "the plans at p = " + std::to_string(procs) + " do not fit the memory limit";
