@@ -62,7 +62,7 @@ VertexId Graph::input(const std::string& name, Dtype dtype, const Bound& bound, 
   check_new_name(name);
   check_bound(bound, "input '" + name + "'");
   vertices_.push_back(
-      Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin), std::nullopt, false, std::nullopt});
+      Vertex{name, dtype, bound, std::nullopt, {}, std::move(origin), std::nullopt, false, std::nullopt, std::nullopt});
   names_.emplace(name, vertices_.size() - 1);
   return vertices_.size() - 1;
 }
@@ -81,6 +81,20 @@ void Graph::bind_shape(VertexId v, BlockShape shape) {
     throw Error("the block shape of '" + vertex.name + "' cuts " + to_string(shape.grid().bound()) +
                 ", not its bound " + to_string(vertex.bound));
   vertices_[v].shape = std::move(shape);
+}
+
+void Graph::slice_vertex(VertexId v, VertexSlice slice) {
+  const Vertex& vertex = vertices_.at(v);
+  if (vertex.is_input()) throw Error("'" + vertex.name + "' is an input: only einsum vertices are sliced");
+  const ResolvedEinSum& resolved = *vertex.resolved;
+  if (resolved.einsum().unique_labels().find(slice.label) == std::string::npos)
+    throw Error("'" + vertex.name + "' has no label '" + std::string(1, slice.label) + "' to slice");
+  const Extent extent = resolved.extent(slice.label);
+  if (slice.passes < 1 || slice.pass < 0 || slice.pass >= slice.passes || extent % slice.passes != 0)
+    throw Error("pass " + std::to_string(slice.pass) + " of " + std::to_string(slice.passes) +
+                " does not slice label '" + std::string(1, slice.label) + "' of extent " + std::to_string(extent) +
+                " in '" + vertex.name + "'");
+  vertices_[v].slice = slice;
 }
 
 VertexId Graph::einsum(std::string_view equation, VertexId x, const EinsumOptions& options) {
@@ -164,7 +178,7 @@ VertexId Graph::add_einsum(const std::string& name, const EinSum& einsum, const 
   const Bound bound = resolved.output_bound();
   check_bound(bound, "einsum '" + name + "'");
   vertices_.push_back(Vertex{name, vertices_[operands[0]].dtype, bound, einsum, operands, std::move(origin),
-                             std::move(resolved), false, std::nullopt});
+                             std::move(resolved), false, std::nullopt, std::nullopt});
   names_.emplace(name, vertices_.size() - 1);
   return vertices_.size() - 1;
 }

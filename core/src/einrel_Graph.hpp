@@ -19,6 +19,17 @@ namespace einrel {
 
 using VertexId = std::size_t;
 
+// One pass of a label sliced across part of a graph (einrel_Slicing.hpp): the vertex runs only the join tuples
+// whose block along `label` lies in chunk `pass` of the label's extent cut into `passes` equal chunks, and
+// its value holds only the blocks those tuples write.
+struct VertexSlice {
+  char label = 0;
+  Extent pass = 0, passes = 1;
+  friend bool operator==(const VertexSlice& a, const VertexSlice& b) {
+    return a.label == b.label && a.pass == b.pass && a.passes == b.passes;
+  }
+};
+
 // A vertex of an EinGraph (eindecomp.txt §3): an input tensor, or an EinSum over earlier vertices.
 struct Vertex {
   std::string name;
@@ -34,6 +45,8 @@ struct Vertex {
   // says. The shape is bound before the graph is planned (Graph::bind_shape); empty for dense inputs.
   bool sparse = false;
   std::optional<BlockShape> shape;
+  // Set on the copies of a sliced region (Graph::slice_vertex): the pass of the label this vertex runs.
+  std::optional<VertexSlice> slice;
 
   bool is_input() const { return !einsum.has_value(); }
 };
@@ -70,6 +83,9 @@ class Graph {
   // Binds the shape of sparse input v (replacing an earlier one). Throws Error unless v is a sparse input
   // and the shape's grid cuts its bound.
   void bind_shape(VertexId v, BlockShape shape);
+  // Restricts EinSum vertex v to one pass of a sliced label (Vertex::slice). Throws Error unless the label is
+  // one of v's, 0 <= pass < passes and the label's extent is a multiple of `passes`.
+  void slice_vertex(VertexId v, VertexSlice slice);
   // Any number of operands: three or more are decomposed into binary vertices (see einrel_GraphMacros.cpp);
   // the returned vertex holds the result.
   VertexId einsum(std::string_view equation, const std::vector<VertexId>& operands, const EinsumOptions& options = {});

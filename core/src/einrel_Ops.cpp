@@ -57,6 +57,20 @@ std::string list(const std::array<std::pair<Op, std::string_view>, N>& table) {
 
 }  // namespace
 
+JoinOp combining_join(AggOp op) {
+  switch (op) {
+    case AggOp::sum:
+      return JoinOp::add;
+    case AggOp::max:
+      return JoinOp::max;
+    case AggOp::min:
+      return JoinOp::min;
+    case AggOp::prod:
+      return JoinOp::mul;
+  }
+  return JoinOp::add;
+}
+
 std::string_view op_name(JoinOp op) { return name_of(join_names, op); }
 std::string_view op_name(AggOp op) { return name_of(agg_names, op); }
 std::string_view op_name(MapKind kind) { return name_of(map_kind_names, kind); }

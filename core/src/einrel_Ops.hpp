@@ -44,6 +44,10 @@ struct MapOp {
   friend bool operator!=(const MapOp& a, const MapOp& b) { return !(a == b); }
 };
 
+// The join that combines two partial results of aggregation ⊕ into one (a ⊕ b): add for sum, max, min, mul for
+// prod.
+JoinOp combining_join(AggOp op);
+
 std::string_view op_name(JoinOp op);
 std::string_view op_name(AggOp op);
 std::string_view op_name(MapKind kind);

@@ -2,6 +2,7 @@
 #include <einrel_Error.hpp>
 #include <einrel_PlanChoice.hpp>
 #include <einrel_ShapeAligned.hpp>
+#include <einrel_SlicedPartitions.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -38,13 +39,19 @@ class PlanCosting {
     if (!carried_.empty()) partition::plan_carried(graph_, plan, carried_);
     return plan;
   }
-  // The plan's schedule on the ranks under `policy`, and its dry run.
-  FittedPlan cost(partition::Plan plan, TransitionPolicy policy) const {
-    Schedule schedule = make_schedule(graph_, plan.partitions, ranks_, policy, options_, carried_);
-    Traffic dry = engine::dry_run(graph_, schedule, options_.exchange_limits(), &call_costs_);
+  // The plan's schedule on the ranks under `policy`, and its dry run; of `sliced`'s graph where given (the plan
+  // is then one for that graph).
+  FittedPlan cost(partition::Plan plan, TransitionPolicy policy, std::shared_ptr<const SlicedGraph> sliced = {}) const {
+    const Graph& graph = sliced ? sliced->graph : graph_;
+    Schedule schedule = make_schedule(graph, plan.partitions, ranks_, policy, options_, carried_);
+    Traffic dry = sliced ? engine::dry_run(graph, schedule, options_.exchange_limits())
+                         : engine::dry_run(graph, schedule, options_.exchange_limits(), &call_costs_);
     std::string proposed_by = plan.planner;
-    return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule), std::move(dry)};
+    if (sliced) proposed_by += ", " + sliced->describe();
+    return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule), std::move(dry), std::move(sliced)};
   }
+  const Graph& graph() const { return graph_; }
+  bool carries() const { return !carried_.empty(); }
   double objective(const partition::Plan& plan, const Traffic& dry) const {
     switch (options_.objective) {
       case Objective::makespan:
@@ -170,11 +177,41 @@ void cost_by_dry_run(const Graph& graph, FittedPlan& fitted, Objective objective
 // grow with p.
 constexpr int max_memory_doublings = 10;
 
+// Slicing (docs/planner.md "Slicing"): the values fit_memory slices, at most this many, the largest
+// intermediates first, each along every dimension, in 2, 4, ... up to this many passes.
+constexpr std::size_t max_sliced_values = 3;
+constexpr Extent max_slicing_passes = 64;
+
+struct SlicingCandidate {
+  VertexId value;
+  int dimension;
+};
+
+// The largest intermediate values (no inputs, no outputs: an output is held whole anyway), largest first, each
+// with every dimension of an even extent.
+std::vector<SlicingCandidate> slicing_candidates(const Graph& graph) {
+  std::vector<VertexId> values;
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (!graph.vertex(v).is_input() &&
+        std::find(graph.outputs().begin(), graph.outputs().end(), v) == graph.outputs().end())
+      values.push_back(v);
+  std::stable_sort(values.begin(), values.end(), [&](VertexId a, VertexId b) {
+    return num_elements(graph.vertex(a).bound) > num_elements(graph.vertex(b).bound);
+  });
+  if (values.size() > max_sliced_values) values.resize(max_sliced_values);
+  std::vector<SlicingCandidate> candidates;
+  for (VertexId v : values)
+    for (std::size_t d = 0; d < graph.vertex(v).bound.size(); ++d)
+      if (graph.vertex(v).bound[d] % 2 == 0) candidates.push_back({v, static_cast<int>(d)});
+  return candidates;
+}
+
 // The requested plan if its busiest rank fits options.memory_limit (or there is none); else, with automatic
 // transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
-// every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits; and
-// where none of those fits, the same at 8p, 16p, ... (at most 1024p) while the smallest peak falls, to the
-// first that fits.
+// every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits; where
+// none of those fits, the same at 8p, 16p, ... (at most 1024p) while the smallest peak falls, to the first that
+// fits. Once the plans at 4p are tried, the requested plan and the closest so far are tried with a label sliced
+// (slicing_candidates, fewest passes that fit), and the best by the objective of all that fit is taken.
 // The error for a limit nothing fits names the smallest peak any plan tried reached.
 FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, FittedPlan requested,
                       const PlanCosting& costing) {
@@ -184,14 +221,15 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
   struct Estimate {
     std::size_t peak = 0;
     int rank = 0;
-    VertexId vertex = 0;
+    std::string vertex;
     double objective = 0;
   };
   auto estimate = [&](const FittedPlan& f) {
     Estimate e;
     for (int r = 0; r < ranks; ++r)
       if (f.dry_run.peak_memory_bytes[r] > e.peak)
-        e.peak = f.dry_run.peak_memory_bytes[r], e.rank = r, e.vertex = f.dry_run.peak_vertex[r];
+        e.peak = f.dry_run.peak_memory_bytes[r], e.rank = r,
+        e.vertex = f.graph(graph).vertex(f.dry_run.peak_vertex[r]).name;
     e.objective = costing.objective(f.plan, f.dry_run);
     return e;
   };
@@ -202,49 +240,72 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
   // keeps the smallest miss.
   std::optional<Estimate> closest;
   std::string closest_plan;
+  std::vector<partition::Plan> bases;  // unsliced plans to slice: the requested one and the closest
   auto fitting = [&](FittedPlan costed) -> std::optional<std::pair<FittedPlan, Estimate>> {
     const partition::Plan plan = costed.plan;
     const std::string proposed_by = costed.proposed_by;
+    const std::shared_ptr<const SlicedGraph> sliced = costed.sliced;
     for (std::size_t i = 0; i < policies.size(); ++i) {
-      FittedPlan f = i == 0 ? std::move(costed) : costing.cost(plan, policies[i]);
+      FittedPlan f = i == 0 ? std::move(costed) : costing.cost(plan, policies[i], sliced);
       f.proposed_by = proposed_by;
       const Estimate e = estimate(f);
       if (e.peak <= *memory_limit) return std::pair{std::move(f), e};
-      if (!closest || e.peak < closest->peak)
-        closest = e, closest_plan = plan.planner + " at p = " + std::to_string(plan.procs);
+      if (!closest || e.peak < closest->peak) {
+        closest = e;
+        closest_plan = plan.planner + " at p = " + std::to_string(plan.procs) +
+                       (sliced ? ", " + sliced->describe() : std::string());
+        bases.resize(1);
+        if (!sliced && !(plan.partitions == bases[0].partitions)) bases.push_back(plan);
+      }
     }
     return std::nullopt;
   };
   const Extent procs = requested.plan.procs;
+  bases.push_back(requested.plan);
   if (auto fit = fitting(std::move(requested))) return std::move(fit->first);
 
   std::vector<std::string> planners{options.planner};
   for (const std::string& name : partition::planners_for(graph))
     if (name != options.planner) planners.push_back(name);
-  std::optional<FittedPlan> best;
-  double best_objective = 0;
+  // The best fitting plan by the objective, unsliced and sliced: the ladder's stop rule looks at the first.
+  std::optional<std::pair<FittedPlan, Estimate>> best, best_sliced;
+  auto keep = [](std::optional<std::pair<FittedPlan, Estimate>> fit,
+                 std::optional<std::pair<FittedPlan, Estimate>>& in) {
+    if (fit && (!in || better(fit->second.objective, in->second.objective))) in = std::move(fit);
+  };
   // p, 2p and 4p; where nothing fits there, finer p (a rank then holds smaller blocks of the inputs it streams
   // and of the values it computes) while the smallest peak still falls, up to the first p with a plan that fits.
   for (Extent p = procs, level = 0; level <= max_memory_doublings; p *= 2, ++level) {
     const std::size_t smallest = closest->peak;
     for (const std::string& planner : planners) {
       if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
-      if (auto fit = fitting(costing.cost(costing.make(p, planner, options.cost_model), policies[0])))
-        if (!best || better(fit->second.objective, best_objective)) {
-          best_objective = fit->second.objective;
-          best = std::move(fit->first);
-        }
+      keep(fitting(costing.cost(costing.make(p, planner, options.cost_model), policies[0])), best);
     }
+    if (level == 2 && !costing.carries())  // the plans at p..4p tried: now with a label sliced
+      for (const partition::Plan& base : std::vector<partition::Plan>(bases))
+        for (const SlicingCandidate& candidate : slicing_candidates(graph))
+          for (Extent passes = 2; passes <= max_slicing_passes; passes *= 2) {
+            std::optional<SlicedGraph> sliced = slice_graph(graph, candidate.value, candidate.dimension, passes);
+            if (!sliced) break;
+            partition::Plan plan = partition::sliced_plan(*sliced, base);
+            std::optional<std::pair<FittedPlan, Estimate>> fit = fitting(
+                costing.cost(std::move(plan), policies[0], std::make_shared<const SlicedGraph>(std::move(*sliced))));
+            const bool fits = fit.has_value();
+            keep(std::move(fit), best_sliced);
+            if (fits) break;  // more passes cost more calls
+          }
     if (level >= 2 && (best || closest->peak >= smallest)) break;
   }
+  keep(std::move(best_sliced), best);
   if (best) {
-    if (best->plan.procs != procs)
-      best->procs_reason = "the plans at p = " + std::to_string(procs) + " do not fit the memory limit";
-    return std::move(*best);
+    FittedPlan& chosen = best->first;
+    if (chosen.plan.procs != procs)
+      chosen.procs_reason = "the plans at p = " + std::to_string(procs) + " do not fit the memory limit";
+    return std::move(chosen);
   }
   throw Error("no plan fits the memory limit of " + std::to_string(*memory_limit) + " bytes per rank; the closest (" +
               closest_plan + ") needs " + std::to_string(closest->peak) + " bytes on rank " +
-              std::to_string(closest->rank) + " at vertex '" + graph.vertex(closest->vertex).name + "', " +
+              std::to_string(closest->rank) + " at vertex '" + closest->vertex + "', " +
               std::to_string(closest->peak - *memory_limit) + " bytes more than the limit");
 }
 
@@ -254,7 +315,7 @@ FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, co
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
   const PlanCosting costing(graph, ranks, options, carried);
   FittedPlan fitted = fit_memory(graph, ranks, options, costing.requested(procs, options.planner), costing);
-  cost_by_dry_run(graph, fitted, options.objective);
+  cost_by_dry_run(fitted.graph(graph), fitted, options.objective);
   if (fitted.procs_reason.empty() && fitted.plan.procs != ranks && options.procs)
     fitted.procs_reason = "set by --procs";
   return fitted;

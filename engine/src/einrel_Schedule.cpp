@@ -74,8 +74,8 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (skips_absent_blocks(vertex.resolved->einsum()))
       for (VertexId in : vertex.inputs) operand_shapes.push_back(shapes_[in] ? &*shapes_[in] : nullptr);
     // A dense vertex like an earlier one (first_of_equal_einsums), cut and ordered alike, runs alike.
-    const bool dense =
-        std::none_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; });
+    const bool dense = !vertex.slice && std::none_of(operand_shapes.begin(), operand_shapes.end(),
+                                                     [](const BlockShape* p) { return p; });
     std::shared_ptr<const VertexSchedule>* alike = nullptr;
     if (dense) alike = &made[{first[v], partitions[v].parts(), orders[v]}];
     if (alike && *alike)

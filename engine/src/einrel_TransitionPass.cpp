@@ -32,21 +32,6 @@ double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, co
   return slowest;
 }
 
-// The join that combines two partial results of pending ⊕ `op` into one (a ⊕ b).
-JoinOp join_of(AggOp op) {
-  switch (op) {
-    case AggOp::sum:
-      return JoinOp::add;
-    case AggOp::max:
-      return JoinOp::max;
-    case AggOp::min:
-      return JoinOp::min;
-    case AggOp::prod:
-      return JoinOp::mul;
-  }
-  return JoinOp::add;
-}
-
 }  // namespace
 
 // One pass over the vertices in order: each one's operand transitions, then whether an element-wise
@@ -117,7 +102,7 @@ class Schedule::TransitionPass {
     for (VertexId in : {P, Q}) {
       const Vertex& producer = graph_.vertex(in);
       if (producer.is_input() || s_.vertices_[in]->group_size() == 1 || s_.kept_[in] || readers_[in].size() != 1 ||
-          join_of(producer.resolved->einsum().agg) != e.join || producer.dtype != vertex.dtype)
+          combining_join(producer.resolved->einsum().agg) != e.join || producer.dtype != vertex.dtype)
         return;
     }
     const auto shared = std::make_shared<const BlockLayout>(s_.vertices_[P]->partial_layout());

@@ -33,8 +33,8 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
     for (char c : labels) digits.push_back(static_cast<int>(tuple_labels.find(c)));
     operand_digits_.push_back(std::move(digits));
   }
-  if (std::any_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; }))
-    keep_present_tuples(resolved, tuple_labels, operand_shapes);
+  if (vertex.slice || std::any_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; }))
+    keep_present_tuples(vertex, tuple_labels, operand_shapes);
 
   BlockGrid output_grid(vertex.bound, d.project(e.output));
   if (order == e.output && !present_) {
@@ -62,9 +62,27 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
   }
 }
 
-void VertexSchedule::keep_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels,
+void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string& tuple_labels,
                                          const std::vector<const BlockShape*>& operand_shapes) {
+  const ResolvedEinSum& resolved = *vertex.resolved;
   const EinSum& e = resolved.einsum();
+  // A sliced vertex's pass (Vertex::slice): the tuples whose digit along the label lies in [first, last).
+  std::size_t sliced_digit = 0;
+  Extent first = 0, last = 0;
+  if (vertex.slice) {
+    const VertexSlice& slice = *vertex.slice;
+    sliced_digit = tuple_labels.find(slice.label);
+    const Extent parts = tuple_parts_[sliced_digit], extent = resolved.extent(slice.label);
+    first = slice.pass * parts / slice.passes;
+    last = (slice.pass + 1) * parts / slice.passes;
+    // Every pass of the region cuts its chunk at the same elements: the blocks' edges fall on the chunks' edges.
+    const BlockGrid blocks({extent}, {parts}), chunks({extent}, {slice.passes});
+    if (parts % slice.passes != 0 || blocks.offset(0, first) != chunks.offset(0, slice.pass) ||
+        (last < parts && blocks.offset(0, last) != chunks.offset(0, slice.pass + 1)))
+      throw Error("vertex '" + vertex.name + "' runs pass " + std::to_string(slice.pass) + " of " +
+                  std::to_string(slice.passes) + " of label '" + std::string(1, slice.label) + "' but cuts it into " +
+                  std::to_string(parts) + " parts: the blocks must fall on the passes' chunks");
+  }
   std::vector<std::optional<BlockShape>> masks(e.inputs.size());
   for (std::size_t k = 0; k < operand_shapes.size() && k < masks.size(); ++k)
     if (operand_shapes[k])
@@ -80,6 +98,10 @@ void VertexSchedule::keep_present_tuples(const ResolvedEinSum& resolved, const s
   Extent total = 0;
   for (Extent t = 0; t < num_tuples_; ++t) {
     bool runs = true;
+    if (vertex.slice) {
+      const Extent digit = (t / tuple_strides_[sliced_digit]) % tuple_parts_[sliced_digit];
+      runs = digit >= first && digit < last;
+    }
     for (std::size_t k = 0; k < masks.size() && runs; ++k) runs = !masks[k] || masks[k]->present(operand_block(k, t));
     if (!runs) continue;
     present_->push_back(t);

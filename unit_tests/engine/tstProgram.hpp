@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace {
@@ -154,6 +155,47 @@ void slabs_and_bricks(double tol) {
     }
   }
   EXPECT_EQ(program.executions(), 3);
+}
+
+// A memory limit below the attention scores' own size: the program runs its graph with a label sliced
+// (docs/planner.md "Slicing"), in the pieces the host code gave for the graph's own inputs and outputs, and
+// computes what the graph does.
+TEST(TEST_CATEGORY, AMemoryLimitBelowTheScoresSlicesThem) {
+  const int rank = world_rank(), ranks = world_size();
+  const Bound qkv{128, 8};
+  Graph g;
+  const auto q = g.input("Q", Dtype::f64, qkv);
+  const auto k = g.input("K", Dtype::f64, qkv);
+  const auto v = g.input("V", Dtype::f64, qkv);
+  EinsumOptions named;
+  named.name = "T";
+  const auto t = g.einsum("sd,td->st", q, k, named);
+  named.name = "O";
+  const auto o = g.einsum("st,td->sd", g.softmax(t, "P"), v, named);
+  g.output(o);
+  std::size_t unsliced = 0;
+  {
+    Program<TEST_EXECSPACE> whole(MPI_COMM_WORLD, g);
+    for (std::size_t b : whole.estimate().peak_memory_bytes) unsliced = std::max(unsliced, b);
+  }
+  engine::Options options;
+  options.memory_limit = unsliced * 3 / 4;  // the scores alone: 128 KiB of it, a share per rank
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g, options);
+  EXPECT_GT(program.plan().partitions.size(), g.size()) << "the plan sliced nothing";
+  for (std::size_t b : program.estimate().peak_memory_bytes) EXPECT_LE(b, *options.memory_limit);
+  std::vector<Tensor<double, TEST_MEMSPACE>> storage;
+  const auto o_pieces = pieces_of(std::vector<double>(128 * 8), qkv, row_slab(qkv, ranks - 1 - rank, ranks), storage);
+  Values whole(g.size());
+  for (VertexId in : {q, k, v}) {
+    const auto values = test::random_values<double>(qkv, static_cast<unsigned>(in) + 5);
+    program.set_input<double>(g.vertex(in).name, pieces_of(values, qkv, row_slab(qkv, rank, ranks), storage));
+    whole[in] = tensor_from_host<TEST_MEMSPACE>(g.vertex(in).name, qkv, values);
+  }
+  program.set_output<double>("O", o_pieces);
+  program.execute();
+  const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
+  const auto want = tensor_to_host(std::get<Tensor<double, TEST_MEMSPACE>>(*reference.values[o]));
+  expect_pieces(o_pieces, qkv, std::vector<double>(want.begin(), want.end()), 1e-12);
 }
 
 TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF64) { slabs_and_bricks<double>(1e-13); }

@@ -45,17 +45,17 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;
   if (options.format == "dot") {
-    out << plan_dot(graph, fitted);
+    out << plan_dot(fitted.graph(graph), fitted);
   } else if (options.format == "json") {
     io::JsonWriter j = io::json_report();
-    write_plan(j, graph, fitted);
+    write_plan(j, fitted.graph(graph), fitted);
     if (dry) {
       j.member("num_ranks", *options.ranks).member("floats_moved", dry->total_floats_moved()).key("ranks");
       write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
     }
     out << j.end_object().str();
   } else {
-    out << plan_text(graph, fitted);
+    out << plan_text(fitted.graph(graph), fitted);
     if (dry) {
       std::ostringstream s;
       s << "dry run on " << *options.ranks << " ranks: " << dry->total_floats_moved()

@@ -72,7 +72,7 @@ std::vector<CertificateRow> certificate(const Graph& graph, const FittedPlan& fi
   if (std::any_of(vertices.begin(), vertices.end(), [](const Vertex& v) { return v.sparse; })) return rows;
   const auto ranks = static_cast<double>(fitted.dry_run.ranks.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
-    if (graph.vertex(v).is_input()) continue;
+    if (graph.vertex(v).is_input() || graph.vertex(v).slice) continue;  // a pass does a share of the product
     const auto shape = partition::product_shape(graph.resolved(v));
     if (!shape) continue;
     const auto accessed = static_cast<double>(fitted.dry_run.busiest_accessed[v]);
@@ -138,7 +138,15 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
   j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", fitted.proposed_by);
   j.member("procs_reason", fitted.procs_reason);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
-  j.member("estimated_seconds", fitted.estimated_seconds());
+  j.member("estimated_seconds", fitted.estimated_seconds()).key("sliced");
+  if (fitted.sliced) {
+    const SlicedGraph& sliced = *fitted.sliced;
+    j.begin_object().member("value", sliced.value).member("dimension", sliced.dimension);
+    j.member("label", std::string(1, graph.vertex(*graph.find(sliced.value + "__pass0")).slice->label));
+    j.member("passes", sliced.passes).member("vertices_per_pass", sliced.region_size).end_object();
+  } else {
+    j.null();
+  }
   j.member("partitions_considered", plan.partitions_considered).key("nodes").begin_array();
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -152,6 +160,13 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
     for (std::size_t k = 0; k < d.labels().size(); ++k) j.member(std::string(1, d.labels()[k]), d.parts()[k]);
     j.end_object().key("cost").begin_object();
     j.member("join", c.join).member("agg", c.agg).member("repartition", c.repartition).end_object();
+    if (vertex.slice)
+      j.key("pass")
+          .begin_object()
+          .member("label", std::string(1, vertex.slice->label))
+          .member("pass", vertex.slice->pass)
+          .member("passes", vertex.slice->passes)
+          .end_object();
     j.end_object();
   }
   const std::vector<CertificateRow> rows = certificate(graph, fitted);

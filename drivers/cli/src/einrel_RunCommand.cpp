@@ -83,7 +83,9 @@ double check_tolerance(const Graph& graph) {
 // again) and compares every output, gathered to it, with the engine's. Returns the largest difference.
 double check_against_single_rank(const Session& session, InputLoader& loader, const Values& results) {
   const Communicator& comm = session.comm();
-  const Graph& graph = session.graph();
+  // The graph as given, not as sliced (the values the run computes are found by name in session.graph()).
+  const Graph& graph = session.given_graph();
+  auto ran = [&](VertexId v) { return *session.graph().find(graph.vertex(v).name); };
   const bool root = comm.rank() == 0;
   std::vector<std::optional<AnyTensor<Memory>>> whole(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -95,7 +97,7 @@ double check_against_single_rank(const Session& session, InputLoader& loader, co
       if (root)
         blocks.emplace_back(Box{std::vector<Extent>(vertex.bound.size(), 0), vertex.bound},
                             T::uninitialized(vertex.name, vertex.bound));
-      loader.fill(v, blocks, engine::ReadCall::collective);
+      loader.fill(ran(v), blocks, engine::ReadCall::collective);
       if (root) whole[v] = blocks[0].second;
     });
   }
@@ -105,7 +107,7 @@ double check_against_single_rank(const Session& session, InputLoader& loader, co
   });
   double error = 0;
   for (VertexId v : graph.outputs()) {
-    const std::vector<double> got = std::visit([](const auto& d) { return gather_on_root(d); }, *results[v]);
+    const std::vector<double> got = std::visit([](const auto& d) { return gather_on_root(d); }, *results[ran(v)]);
     if (!root) continue;
     const std::vector<double> want = std::visit(
         [](const auto& t) {
@@ -123,7 +125,7 @@ double check_against_single_rank(const Session& session, InputLoader& loader, co
 // Collective: --check, its error and tolerance in `report`; throws on every rank when the error exceeds it.
 void check_run(const Session& session, InputLoader& loader, const Values& results, RunReport& report) {
   report.check_error = check_against_single_rank(session, loader, results);
-  report.check_tolerance = check_tolerance(session.graph());
+  report.check_tolerance = check_tolerance(session.given_graph());
   collectively(session.comm(), [&] {
     if (!(*report.check_error <= *report.check_tolerance))
       throw Error("check failed: the distributed evaluation differs from the single-rank unpartitioned one by " +

@@ -8,10 +8,12 @@
 #include <einrel_Planner.hpp>
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Schedule.hpp>
+#include <einrel_Slicing.hpp>
 #include <einrel_Traffic.hpp>
 #include <einrel_Transition.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,7 +34,12 @@ struct FittedPlan {
   std::string procs_reason;
   Schedule schedule;
   Traffic dry_run;
+  // Where no partition fits the memory limit and a label is sliced (docs/planner.md "Slicing"): the sliced
+  // graph, which the plan, the schedule and the dry run are for and which runs; null otherwise.
+  std::shared_ptr<const SlicedGraph> sliced;
   double estimated_seconds() const { return dry_run.estimated_seconds(); }
+  // The graph the plan is for: the sliced graph, or `requested`, the one choose_plan was given.
+  const Graph& graph(const Graph& requested) const { return sliced ? sliced->graph : requested; }
 };
 
 // The plan to run on `ranks` ranks, as `options` ask (procs, planner, cost_model, transitions,
@@ -42,10 +49,10 @@ struct FittedPlan {
 // `memory_limit` (bytes per rank, as the run report's peak_allocated_bytes counts them, estimated by the dry run, the
 // one estimator: Traffic::peak_memory_bytes): the requested plan if its busiest rank fits; else, with automatic
 // transitions, the same plan with point-to-point only, then with collectives wherever they apply; else, of
-// every planner's plan at p, 2p and 4p (each under those policies), the one of least predicted cost that fits
-// (ties: that order, requested planner first) — a heuristic on top of the planners (docs/planner.md "Memory
-// limit"). Throws Error when none fits, naming the plan that comes closest, its rank and vertex, and the
-// bytes missing.
+// every planner's plan at p, 2p and 4p (each under those policies) and those plans with a label sliced across
+// a producer and its readers (FittedPlan::sliced), the one of least predicted cost that fits (ties: that order,
+// requested planner first); where none fits, finer p (docs/planner.md "Memory limit", "Slicing"). Throws Error
+// when none fits, naming the plan that comes closest, its rank and vertex, and the bytes missing.
 FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried = {});
 
 }  // namespace einrel::engine

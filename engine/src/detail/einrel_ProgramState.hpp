@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -38,7 +39,7 @@ class ProgramState {
   // Collective over comm. Where a sparse input takes its shape from its pieces, planning waits for the
   // first execute.
   ProgramState(MPI_Comm comm, Graph graph, const Options& options)
-      : comm_(checked(comm)), graph_(std::move(graph)), options_(options), bindings_(graph_.size()) {
+      : comm_(checked(comm)), graph_(std::move(graph)), options_(options) {
     if (!shapes_from_pieces()) session_.emplace(comm_, graph_, PipelineOptions(options_));
   }
 
@@ -66,8 +67,8 @@ class ProgramState {
       if (p.box.lo.size() != vertex.bound.size() || p.box.hi.size() != vertex.bound.size())
         throw Error("a piece of '" + name + "' has a box of rank " + std::to_string(p.box.lo.size()) +
                     " but the tensor has rank " + std::to_string(vertex.bound.size()));
-    if (!bindings_[v]) bindings_[v] = Binding<Scalar>{input, {}, {}, {}, {}, {}, {}};
-    std::get<Binding<Scalar>>(*bindings_[v]).pieces = std::move(pieces);
+    if (!binding(v)) binding(v) = Binding<Scalar>{input, {}, {}, {}, {}, {}, {}};
+    std::get<Binding<Scalar>>(*binding(v)).pieces = std::move(pieces);
   }
 
   // Collective: one execution on the pieces set last; the first also gathers every rank's boxes and makes
@@ -83,7 +84,7 @@ class ProgramState {
       if (graph().vertex(v).is_input()) values[v] = import_input(exec, v);
     result_ = session_->execute(exec, std::move(values));
     for (VertexId v : graph().outputs())
-      if (bindings_[v]) export_output(exec, v);
+      if (bound(v)) export_output(exec, v);
     compat::fence(exec, "einrel::Program: outputs written");
     ++executions_;
     return *result_;
@@ -165,8 +166,8 @@ class ProgramState {
     for (VertexId v = 0; v < graph_.size(); ++v) {
       const Vertex& vertex = graph_.vertex(v);
       if (!vertex.sparse || vertex.shape) continue;
-      const auto all = redistribute::gather_boxes(
-          comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *bindings_[v]));
+      const auto all =
+          redistribute::gather_boxes(comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *binding(v)));
       comm::collectively(comm_, [&] {
         try {
           const redistribute::BlockLayout cover = redistribute::cover_layout(vertex.bound, all, true);
@@ -181,6 +182,16 @@ class ProgramState {
     session_.emplace(comm_, graph_, PipelineOptions(options_));
   }
 
+  // Vertex v's binding, found by name: the graph a session runs may be the sliced one (FittedPlan::sliced),
+  // whose vertices are numbered otherwise than the graph given.
+  std::optional<AnyBinding>& binding(VertexId v) { return bindings_[graph().vertex(v).name]; }
+  const std::optional<AnyBinding>& binding(VertexId v) const {
+    static const std::optional<AnyBinding> none;
+    const auto found = bindings_.find(graph().vertex(v).name);
+    return found != bindings_.end() ? found->second : none;
+  }
+  bool bound(VertexId v) const { return binding(v).has_value(); }
+
   VertexId vertex_of(const std::string& name) const {
     const auto v = graph().find(name);
     if (!v) throw Error("the graph has no tensor '" + name + "'");
@@ -190,10 +201,10 @@ class ProgramState {
   void check_bindings() const {
     for (VertexId v = 0; v < graph().size(); ++v) {
       const Vertex& vertex = graph().vertex(v);
-      if (vertex.is_input() && !bindings_[v])
+      if (vertex.is_input() && !bound(v))
         throw Error("input '" + vertex.name + "' has no pieces on rank " + std::to_string(comm_.rank()) +
                     " (set_input, with an empty list on a rank that holds none of it)");
-      if (!prepared_ || !bindings_[v]) continue;
+      if (!prepared_ || !bound(v)) continue;
       std::visit(
           [&](const auto& b) {
             if (!b.cover)
@@ -203,21 +214,21 @@ class ProgramState {
               throw Error("the pieces of '" + vertex.name + "' on rank " + std::to_string(comm_.rank()) +
                           " cover other boxes than at the first execution; a new decomposition needs a new Program");
           },
-          *bindings_[v]);
+          *binding(v));
     }
   }
 
   // Collective: the covers, plans and blocks of every binding (in vertex order on every rank).
   void prepare() {
     for (VertexId v = 0; v < graph().size(); ++v) {
-      if (bound_on_every_rank(v)) std::visit([&](auto& b) { prepare_binding(v, b); }, *bindings_[v]);
+      if (bound_on_every_rank(v)) std::visit([&](auto& b) { prepare_binding(v, b); }, *binding(v));
     }
     prepared_ = true;
   }
 
   // Collective: whether every rank has pieces of v (all or none of them must have).
   bool bound_on_every_rank(VertexId v) const {
-    const int mine[2] = {bindings_[v] ? 1 : 0, bindings_[v] ? 0 : 1};  // the minima say "all" and "none"
+    const int mine[2] = {bound(v) ? 1 : 0, bound(v) ? 0 : 1};  // the minima say "all" and "none"
     int least[2];
     MPI_Request request;
     comm::complete(MPI_Iallreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_.get(), &request), request, "MPI_Iallreduce");
@@ -297,7 +308,7 @@ class ProgramState {
           comm::collectively(comm_, [&] { session_->exchange().execute(exec, *b.plan, source, b.target->local()); });
           return *b.target;
         },
-        *bindings_[v]);
+        *binding(v));
   }
 
   void export_output(const ExecutionSpace& exec, VertexId v) {
@@ -314,14 +325,14 @@ class ProgramState {
           for (const auto& [piece, cell, corner] : later)
             copy_box(exec, cell, std::vector<Extent>(corner.size(), 0), piece, corner, cell.bound());
         },
-        *bindings_[v]);
+        *binding(v));
   }
 
   comm::Communicator comm_;
   Graph graph_;
   Options options_;
   std::optional<Session<ExecutionSpace>> session_;
-  std::vector<std::optional<AnyBinding>> bindings_;  // by vertex
+  std::map<std::string, std::optional<AnyBinding>> bindings_;  // by vertex name (binding())
   bool prepared_ = false;
   std::optional<EngineResult<memory_space>> result_;
   int executions_ = 0;

@@ -66,6 +66,10 @@ class Session {
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
     comm::collectively(comm_, [&] {
       fitted_.emplace(choose_plan(graph_, comm_.size(), options_, carried_));
+      if (fitted_->sliced) {  // what runs: the same inputs and outputs by name
+        given_.emplace(std::move(graph_));
+        graph_ = fitted_->sliced->graph;
+      }
       steps_ = rank_steps(graph_, fitted_->schedule, comm_.rank());
     });
     check_node_memory(comm_.get(), estimated_peak_bytes(),
@@ -74,7 +78,11 @@ class Session {
   }
 
   const comm::Communicator& comm() const { return comm_; }
+  // The graph that runs: the one given, or where the plan slices a label, the sliced graph (FittedPlan::sliced),
+  // whose inputs and outputs have the given graph's names; other vertices may be numbered otherwise.
   const Graph& graph() const { return graph_; }
+  // The graph the session was given (graph() unless the plan slices a label): what it computes.
+  const Graph& given_graph() const { return given_ ? *given_ : graph_; }
   const PipelineOptions& options() const { return options_; }
   const partition::Carried& carried() const { return carried_; }
   // The plan chosen, with its schedule and dry run.
@@ -122,6 +130,7 @@ class Session {
  private:
   comm::Communicator comm_;
   Graph graph_;
+  std::optional<Graph> given_;  // where graph_ is the sliced graph
   PipelineOptions options_;
   partition::Carried carried_;
   std::optional<FittedPlan> fitted_;

@@ -31,7 +31,8 @@ class VertexSchedule {
   // of the operands' values when the vertex skips absent blocks (skips_absent_blocks, docs/sparse.md): only
   // the join tuples whose operand blocks are all present run, spread over the ranks so that each rank gets
   // an even share of their flops (not of their number), in the same order; an output block no tuple feeds
-  // is absent, and an operand block no tuple reads has no site.
+  // is absent, and an operand block no tuple reads has no site. A sliced vertex (Vertex::slice) runs the
+  // tuples of its pass alone, the same way; throws Error unless d cuts the label along the passes' chunks.
   VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
                  const std::string& output_order = {}, const std::vector<const BlockShape*>& operand_shapes = {});
   // An element-wise vertex whose operands are partial results laid out as `partials` (one summand per site
@@ -77,8 +78,8 @@ class VertexSchedule {
   Extent block_of(const std::vector<int>& digits, Extent t) const;
   // The first of the n_agg consecutive tuples feeding block g, running or not.
   Extent group_start(Extent g) const;
-  // The running tuples of one sparse vertex and their ranks, by flops (the sparse constructor's part).
-  void keep_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels,
+  // The running tuples of a sparse or sliced vertex and their ranks, by flops (the sparse constructor's part).
+  void keep_present_tuples(const Vertex& vertex, const std::string& tuple_labels,
                            const std::vector<const BlockShape*>& operand_shapes);
   // Index of tuple t in present_tuples(); throws Error for a tuple that does not run.
   std::size_t present_index(Extent t) const;
