@@ -28,8 +28,9 @@ struct SlicedGraph {
   int dimension = 0;
   Extent passes = 1;
   std::size_t region_size = 0;
+  bool before = false;  // the region took in producers before the value (slice_graph's `before` did something)
 
-  // "T1 sliced along dimension 1 in 4 passes (5 vertices per pass)".
+  // "T1 sliced along dimension 1 in 4 passes (5 vertices per pass)", "... (with its producers; 9 vertices per pass)".
   std::string describe() const;
 };
 
@@ -39,7 +40,11 @@ struct SlicedGraph {
 // the region lies between two of its vertices (it reads a value leaving the region and feeds the region).
 // Graph inputs and the vertices before the region come first, in their order; then the passes, each followed
 // by the combination of the values leaving the region; then the rest. The graph's outputs keep their names.
-std::optional<SlicedGraph> slice_graph(const Graph& graph, VertexId value, int dimension, Extent passes);
+// With `before`, the region also takes in the producers of the values it reads along the label (transitively,
+// where they are no input and no output and the region still runs in passes): they are then computed a chunk
+// at a time too, instead of held whole.
+std::optional<SlicedGraph> slice_graph(const Graph& graph, VertexId value, int dimension, Extent passes,
+                                       bool before = false);
 
 }  // namespace einrel
 

@@ -211,7 +211,8 @@ std::vector<SlicingCandidate> slicing_candidates(const Graph& graph) {
 // every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits; where
 // none of those fits, the same at 8p, 16p, ... (at most 1024p) while the smallest peak falls, to the first that
 // fits. Once the plans at 4p are tried, the requested plan and the closest so far are tried with a label sliced
-// (slicing_candidates, fewest passes that fit), and the best by the objective of all that fit is taken.
+// (slicing_candidates, fewest passes that fit; the region without and with the producers before the value), and
+// the best by the objective of all that fit is taken.
 // The error for a limit nothing fits names the smallest peak any plan tried reached.
 FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, FittedPlan requested,
                       const PlanCosting& costing) {
@@ -284,16 +285,18 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
     if (level == 2 && !costing.carries())  // the plans at p..4p tried: now with a label sliced
       for (const partition::Plan& base : std::vector<partition::Plan>(bases))
         for (const SlicingCandidate& candidate : slicing_candidates(graph))
-          for (Extent passes = 2; passes <= max_slicing_passes; passes *= 2) {
-            std::optional<SlicedGraph> sliced = slice_graph(graph, candidate.value, candidate.dimension, passes);
-            if (!sliced) break;
-            partition::Plan plan = partition::sliced_plan(*sliced, base);
-            std::optional<std::pair<FittedPlan, Estimate>> fit = fitting(
-                costing.cost(std::move(plan), policies[0], std::make_shared<const SlicedGraph>(std::move(*sliced))));
-            const bool fits = fit.has_value();
-            keep(std::move(fit), best_sliced);
-            if (fits) break;  // more passes cost more calls
-          }
+          for (bool before : {false, true})
+            for (Extent passes = 2; passes <= max_slicing_passes; passes *= 2) {
+              std::optional<SlicedGraph> sliced =
+                  slice_graph(graph, candidate.value, candidate.dimension, passes, before);
+              if (!sliced || sliced->before != before) break;  // `before` took in no producer: tried already
+              partition::Plan plan = partition::sliced_plan(*sliced, base);
+              std::optional<std::pair<FittedPlan, Estimate>> fit = fitting(
+                  costing.cost(std::move(plan), policies[0], std::make_shared<const SlicedGraph>(std::move(*sliced))));
+              const bool fits = fit.has_value();
+              keep(std::move(fit), best_sliced);
+              if (fits) break;  // more passes cost more calls
+            }
     if (level >= 2 && (best || closest->peak >= smallest)) break;
   }
   keep(std::move(best_sliced), best);

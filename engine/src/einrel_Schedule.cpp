@@ -171,9 +171,12 @@ std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
                                   const std::vector<std::pair<VertexId, VertexId>>& carried) {
   std::vector<bool> streamed(graph.size(), false);
   if (reads != InputReads::again) return streamed;
+  // The passes of a sliced vertex (Vertex::slice) read as the one vertex they copy: each pass streams the blocks
+  // its chunk needs.
   std::vector<int> edges(graph.size(), 0);
   for (const Vertex& v : graph.vertices())
-    for (VertexId in : v.inputs) ++edges[in];
+    if (!v.slice || v.slice->pass == 0)
+      for (VertexId in : v.inputs) ++edges[in];
   for (VertexId v = 0; v < graph.size(); ++v) streamed[v] = graph.vertex(v).is_input() && edges[v] == 1;
   for (VertexId v : graph.outputs()) streamed[v] = false;
   for (const auto& [w, next] : carried) streamed[w] = false;

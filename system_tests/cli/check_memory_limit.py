@@ -79,7 +79,8 @@ def main():
                 failures.append(f"{name}: rank {r['rank']} allocated {r['peak_allocated_bytes']} bytes, "
                                 f"estimated {r['estimated_peak_allocated_bytes']} ({ratio:.3f})")
         # Just under the requested plan's estimate, and a quarter of it (finer plans, docs/planner.md "Memory
-        # limit"): another plan that fits as measured, or the one-line error naming the smallest peak reached.
+        # limit", and sliced ones, "Slicing"): another plan that fits as measured, or the one-line error naming
+        # the smallest peak reached.
         for tight in (max(planned) - 1, max(planned) // 4):
             p = run([args.mpiexec, "-n", str(R), args.einrel, "run", graph, "--random", "1", "--memory-limit",
                      str(tight), "--report", report])
@@ -97,7 +98,8 @@ def main():
                                         f"{r['peak_allocated_bytes']}, estimated {r['estimated_peak_allocated_bytes']}")
             else:
                 lines = [l for l in p.stderr.splitlines() if l.startswith("einrel: error:")]
-                pattern = rf"no plan fits the memory limit of {tight} bytes per rank; the closest \(\w+ at p = \d+\) needs (\d+) bytes " \
+                sliced = r"(?:, \w+ sliced along dimension \d+ in \d+ passes \((?:with its producers; )?\d+ vertices per pass\))?"
+                pattern = rf"no plan fits the memory limit of {tight} bytes per rank; the closest \(\w+ at p = \d+{sliced}\) needs (\d+) bytes " \
                           rf"on rank \d+ at vertex '\w+', (\d+) bytes more than the limit"
                 m = re.search(pattern, lines[0]) if len(lines) == 1 else None
                 print(f"{name} R={R} under {tight}: {lines[0] if lines else p.stderr.strip()}")

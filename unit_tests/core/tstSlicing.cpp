@@ -96,6 +96,42 @@ output U
   EXPECT_TRUE(slice_graph(c, *c.find("T"), 1, 2));  // j: every vertex keeps it
 }
 
+TEST(Slicing, ProducersBeforeTheValueJoinWhereTheyCarryTheLabel) {
+  const Graph g = parse_graph(R"(input X f64[16,8]
+input W f64[8,8]
+input K f64[16,8]
+Q = einsum("sa,ab->sb", X, W)
+R = einsum("sb->sb", Q, map=tanh)
+T = einsum("sd,td->st", R, K)
+P = softmax(T)
+output P
+)",
+                              "before.ein");
+  const auto readers = slice_graph(g, *g.find("T"), 0, 2);
+  ASSERT_TRUE(readers);
+  EXPECT_EQ(readers->region_size, 5u);  // T and the softmax
+  EXPECT_FALSE(readers->before);
+  const auto producers = slice_graph(g, *g.find("T"), 0, 2, true);
+  ASSERT_TRUE(producers);
+  EXPECT_TRUE(producers->before);
+  EXPECT_EQ(producers->region_size, 7u);  // and R and Q, each a chunk of rows
+  EXPECT_EQ(producers->graph.vertex(*producers->graph.find("Q__pass1")).slice, (VertexSlice{'s', 1, 2}));
+  EXPECT_EQ(producers->describe(), "T sliced along dimension 0 in 2 passes (with its producers; 7 vertices per pass)");
+  // Self-attention: T reads R along s and along t, so R cannot be computed a chunk of s at a time.
+  const Graph self = parse_graph(R"(input X f64[16,8]
+input W f64[8,8]
+R = einsum("sa,ab->sb", X, W)
+T = einsum("sd,td->st", R, R)
+P = softmax(T)
+output P
+)",
+                                 "self.ein");
+  const auto alone = slice_graph(self, *self.find("T"), 0, 2, true);
+  ASSERT_TRUE(alone);
+  EXPECT_FALSE(alone->before);
+  EXPECT_EQ(alone->region_size, 5u);
+}
+
 TEST(Slicing, AVertexTakesOnlyAPassOfOneOfItsLabels) {
   Graph g = parse_graph(attention, "attention.ein");
   const VertexId t = *g.find("T");

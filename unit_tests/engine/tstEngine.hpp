@@ -124,7 +124,8 @@ TEST(TEST_CATEGORY, RandomGraphsUnderRandomPlansF64) { check_random_graphs<doubl
 TEST(TEST_CATEGORY, RandomGraphsUnderRandomPlansF32) { check_random_graphs<float>(32, 1e-5); }
 
 // Sliced graphs (docs/planner.md "Slicing"): intermediate values of random graphs sliced along each dimension in
-// 2 and 4 passes where slice_graph can, under a random plan carried over (partition::sliced_plan): the outputs
+// 2 and 4 passes where slice_graph can, with and without the producers before the value, under a random plan
+// carried over (partition::sliced_plan): the outputs
 // equal the unsliced graph's unpartitioned evaluation, and every rank's measured figures the dry run.
 TEST(TEST_CATEGORY, SlicedGraphsComputeWhatTheGraphComputes) {
   const Communicator comm(MPI_COMM_WORLD);
@@ -138,23 +139,24 @@ TEST(TEST_CATEGORY, SlicedGraphsComputeWhatTheGraphComputes) {
     const auto reference = evaluate_unpartitioned(TEST_EXECSPACE{}, g, whole);
     for (VertexId v = 0; v < g.size(); ++v)
       for (int d = 0; d < static_cast<int>(g.vertex(v).bound.size()); ++d)
-        for (Extent passes : {2, 4}) {
-          const std::optional<SlicedGraph> sliced = slice_graph(g, v, d, passes);
-          if (!sliced) continue;
-          const Graph& s = sliced->graph;
-          SCOPED_TRACE("trial " + std::to_string(trial) + " on " + std::to_string(comm.size()) + " ranks, " +
-                       sliced->describe() + ":\n" + print_graph(g));
-          const partition::Plan carried = partition::sliced_plan(*sliced, plan);
-          const engine::Schedule schedule(s, carried.partitions, comm.size());
-          Values inputs(s.size());
-          for (VertexId u = 0; u < s.size(); ++u)
-            if (s.vertex(u).is_input()) inputs[u] = whole[*g.find(s.vertex(u).name)];
-          auto result =
-              test::execute_once(TEST_EXECSPACE{}, comm, s, schedule, scatter<double>(comm, s, schedule, inputs));
-          expect_outputs<double>(s, schedule, result, g, reference, 1e-11);
-          test::expect_dry_run_matches(comm, s, schedule, result);
-          ++runs;
-        }
+        for (Extent passes : {2, 4})
+          for (bool before : {false, true}) {
+            const std::optional<SlicedGraph> sliced = slice_graph(g, v, d, passes, before);
+            if (!sliced || sliced->before != before) continue;
+            const Graph& s = sliced->graph;
+            SCOPED_TRACE("trial " + std::to_string(trial) + " on " + std::to_string(comm.size()) + " ranks, " +
+                         sliced->describe() + ":\n" + print_graph(g));
+            const partition::Plan carried = partition::sliced_plan(*sliced, plan);
+            const engine::Schedule schedule(s, carried.partitions, comm.size());
+            Values inputs(s.size());
+            for (VertexId u = 0; u < s.size(); ++u)
+              if (s.vertex(u).is_input()) inputs[u] = whole[*g.find(s.vertex(u).name)];
+            auto result =
+                test::execute_once(TEST_EXECSPACE{}, comm, s, schedule, scatter<double>(comm, s, schedule, inputs));
+            expect_outputs<double>(s, schedule, result, g, reference, 1e-11);
+            test::expect_dry_run_matches(comm, s, schedule, result);
+            ++runs;
+          }
   }
   EXPECT_GT(runs, 20);
 }

@@ -122,7 +122,8 @@ class Schedule {
 };
 
 // Per vertex, whether a schedule with `reads` streams it (Schedule::streamed): with InputReads::again, the graph
-// inputs read by one operand edge that are no graph output and not carried.
+// inputs read by one operand edge that are no graph output and not carried (the passes of a sliced vertex count
+// as one edge, each streaming what its chunk reads).
 std::vector<bool> streamed_inputs(const Graph& graph, InputReads reads,
                                   const std::vector<std::pair<VertexId, VertexId>>& carried);
 
