@@ -178,17 +178,18 @@ void cost_by_dry_run(const Graph& graph, FittedPlan& fitted, Objective objective
 constexpr int max_memory_doublings = 10;
 
 // Slicing (docs/planner.md "Slicing"): the values fit_memory slices, at most this many, the largest
-// intermediates first, each along every dimension, in 2, 4, ... up to this many passes.
+// intermediates first, each along every dimension, in as many passes as each divisor of the extent up to this.
 constexpr std::size_t max_sliced_values = 3;
 constexpr Extent max_slicing_passes = 64;
 
 struct SlicingCandidate {
   VertexId value;
   int dimension;
+  std::vector<Extent> passes;  // the divisors of the extent from 2 to max_slicing_passes, increasing
 };
 
 // The largest intermediate values (no inputs, no outputs: an output is held whole anyway), largest first, each
-// with every dimension of an even extent.
+// with every dimension that can be sliced.
 std::vector<SlicingCandidate> slicing_candidates(const Graph& graph) {
   std::vector<VertexId> values;
   for (VertexId v = 0; v < graph.size(); ++v)
@@ -201,8 +202,13 @@ std::vector<SlicingCandidate> slicing_candidates(const Graph& graph) {
   if (values.size() > max_sliced_values) values.resize(max_sliced_values);
   std::vector<SlicingCandidate> candidates;
   for (VertexId v : values)
-    for (std::size_t d = 0; d < graph.vertex(v).bound.size(); ++d)
-      if (graph.vertex(v).bound[d] % 2 == 0) candidates.push_back({v, static_cast<int>(d)});
+    for (std::size_t d = 0; d < graph.vertex(v).bound.size(); ++d) {
+      const Extent extent = graph.vertex(v).bound[d];
+      std::vector<Extent> passes;
+      for (Extent k = 2; k <= std::min(extent, max_slicing_passes); ++k)
+        if (extent % k == 0) passes.push_back(k);
+      if (!passes.empty()) candidates.push_back({v, static_cast<int>(d), std::move(passes)});
+    }
   return candidates;
 }
 
@@ -211,7 +217,7 @@ std::vector<SlicingCandidate> slicing_candidates(const Graph& graph) {
 // every planner's plan at p, 2p and 4p (each under those policies), the best by the objective that fits; where
 // none of those fits, the same at 8p, 16p, ... (at most 1024p) while the smallest peak falls, to the first that
 // fits. Once the plans at 4p are tried, the requested plan and the closest so far are tried with a label sliced
-// (slicing_candidates, fewest passes that fit; the region without and with the producers before the value), and
+// (slicing_candidates, the fewest passes that fit; the region without and with the producers before the value), and
 // the best by the objective of all that fit is taken.
 // The error for a limit nothing fits names the smallest peak any plan tried reached.
 FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, FittedPlan requested,
@@ -286,7 +292,7 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
       for (const partition::Plan& base : std::vector<partition::Plan>(bases))
         for (const SlicingCandidate& candidate : slicing_candidates(graph))
           for (bool before : {false, true})
-            for (Extent passes = 2; passes <= max_slicing_passes; passes *= 2) {
+            for (Extent passes : candidate.passes) {
               std::optional<SlicedGraph> sliced =
                   slice_graph(graph, candidate.value, candidate.dimension, passes, before);
               if (!sliced || sliced->before != before) break;  // `before` took in no producer: tried already
