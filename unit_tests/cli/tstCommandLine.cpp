@@ -115,6 +115,49 @@ TEST(CommandLine, OtherSubcommands) {
                                                           "--memory-limit", "5000", "--no-warm-memory"});
   EXPECT_EQ(limited.run.engine.memory_limit, 5000u);
   EXPECT_FALSE(limited.run.engine.warm_memory);
+  const auto iterate = parsed<einrel::cli::IterateOptions>({"iterate",
+                                                            "g.ein",
+                                                            "--steps",
+                                                            "20",
+                                                            "--carry",
+                                                            "X=X_next,Y=Y_next",
+                                                            "--random",
+                                                            "3",
+                                                            "--until",
+                                                            "r",
+                                                            "--tolerance",
+                                                            "1e-9",
+                                                            "--checkpoint",
+                                                            "ck.h5",
+                                                            "--checkpoint-every",
+                                                            "5",
+                                                            "--restart",
+                                                            "old.h5",
+                                                            "--output",
+                                                            "o.h5",
+                                                            "--procs",
+                                                            "4"});
+  EXPECT_EQ(iterate.run.graph, "g.ein");
+  EXPECT_EQ(iterate.steps, 20);
+  EXPECT_EQ(iterate.carry, (std::vector<std::pair<std::string, std::string>>{{"X", "X_next"}, {"Y", "Y_next"}}));
+  EXPECT_EQ(iterate.run.random_seed, 3u);
+  EXPECT_EQ(iterate.until, "r");
+  EXPECT_EQ(iterate.tolerance, 1e-9);
+  EXPECT_EQ(iterate.checkpoint, "ck.h5");
+  EXPECT_EQ(iterate.checkpoint_every, 5);
+  EXPECT_EQ(iterate.restart, "old.h5");
+  EXPECT_EQ(iterate.run.output, "o.h5");
+  EXPECT_EQ(iterate.run.engine.procs, 4);
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2"}),
+            "iterate needs --carry (einrel iterate GRAPH --steps N --carry P=P_next,... --input IN.h5|--random SEED)");
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X"}),
+            "--carry needs INPUT=VERTEX pairs, got 'X'");
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--until", "r"}),
+            "--until NAME and --tolerance TOL go together: stop once |NAME| < TOL");
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--checkpoint", "c.h5"}),
+            "--checkpoint FILE and --checkpoint-every K go together: the carried values every K steps");
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--until", "r", "--tolerance", "-1"}),
+            "--tolerance needs a finite number >= 0, got '-1'");
 }
 
 TEST(CommandLine, ErrorsNameTheProblem) {

@@ -90,6 +90,15 @@ commands:
       parameters' initial values and every other input (data); OUT.h5 gets the parameters after N steps,
       the report the loss before each update and the seconds of each step. The other options as for run.
 
+  iterate GRAPH --steps N --carry P=P_next,... (--input IN.h5 | --random SEED) [--output OUT.h5]
+      [--until NAME --tolerance TOL] [--checkpoint CK.h5 --checkpoint-every K] [--restart CK.h5]
+      [--report R.json] [planning and engine options as for train]
+      Runs GRAPH again and again, each input P taking the value of vertex P_next after every step (kept
+      distributed where the next step reads it), until step N, or until the 0-d vertex NAME is below TOL in
+      absolute value. Every K steps the carried values and the step count go to CK.h5; --restart CK.h5
+      resumes from it on any number of ranks (N counts from the first step). OUT.h5 gets the last step's
+      outputs and the carried values; the report the seconds of each step and the values of NAME.
+
 options:
   -h, --help      this text
   --version       the einrel version
@@ -138,6 +147,7 @@ int cli_main(MPI_Comm comm, int argc, char* argv[], std::ostream& out, std::ostr
           if constexpr (std::is_same_v<Options, ReshardOptions>) run_reshard(comm, options, out);
           if constexpr (std::is_same_v<Options, GradOptions>) grad_graph(comm, options, out);
           if constexpr (std::is_same_v<Options, TrainOptions>) train_graph(comm, options, out);
+          if constexpr (std::is_same_v<Options, IterateOptions>) iterate_graph(comm, options, out);
           if constexpr (std::is_same_v<Options, CalibrateOptions>) calibrate(comm, options, out);
         },
         command);

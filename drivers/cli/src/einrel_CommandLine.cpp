@@ -317,6 +317,57 @@ TrainOptions parse_train(const std::vector<std::string>& args) {
   return options;
 }
 
+// A finite number >= 0, for --tolerance.
+double parse_tolerance(const std::string& s) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !(value >= 0) || !std::isfinite(value))
+    throw Error("--tolerance needs a finite number >= 0, got '" + s + "'");
+  return value;
+}
+
+IterateOptions parse_iterate(const std::vector<std::string>& args) {
+  const ParsedArgs p = parse_args(args,
+                                  {"steps", "carry", "until", "tolerance", "checkpoint", "checkpoint-every", "restart",
+                                   "input", "random", "output", "report", "procs", "planner", "cost-model",
+                                   "transitions", "comm-buffer-limit", "memory-limit", "objective", "machine"},
+                                  {"no-warm-memory"}, "iterate");
+  IterateOptions options;
+  options.run.graph = graph_argument(p, "iterate");
+  const char* usage = " (einrel iterate GRAPH --steps N --carry P=P_next,... --input IN.h5|--random SEED)";
+  for (const char* name : {"steps", "carry"})
+    if (!option(p, name)) throw Error(std::string("iterate needs --") + name + usage);
+  options.steps = static_cast<int>(std::min<std::int64_t>(parse_positive(*option(p, "steps"), "steps"), 1 << 30));
+  for (const std::string& pair : name_list(*option(p, "carry"), "carry")) {
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size() || pair.find('=', eq + 1) != std::string::npos)
+      throw Error("--carry needs INPUT=VERTEX pairs, got '" + pair + "'");
+    options.carry.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+  }
+  options.until = option(p, "until");
+  if (options.until.has_value() != option(p, "tolerance").has_value())
+    throw Error("--until NAME and --tolerance TOL go together: stop once |NAME| < TOL");
+  if (auto tolerance = option(p, "tolerance")) options.tolerance = parse_tolerance(*tolerance);
+  options.checkpoint = option(p, "checkpoint");
+  if (options.checkpoint.has_value() != option(p, "checkpoint-every").has_value())
+    throw Error("--checkpoint FILE and --checkpoint-every K go together: the carried values every K steps");
+  if (auto every = option(p, "checkpoint-every"))
+    options.checkpoint_every =
+        static_cast<int>(std::min<std::int64_t>(parse_positive(*every, "checkpoint-every"), 1 << 30));
+  options.restart = option(p, "restart");
+  options.run.input = option(p, "input");
+  if (auto seed = option(p, "random")) options.run.random_seed = parse_seed(*seed);
+  options.run.output = option(p, "output");
+  options.run.report = option(p, "report");
+  read_engine_options(p, options.run.engine);
+  return options;
+}
+
 }  // namespace
 
 CalibrateOptions parse_calibrate(const std::vector<std::string>& args) {
@@ -342,9 +393,10 @@ CommandLine parse_command_line(std::vector<std::string> args) {
   if (command == "reshard") return parse_reshard(args);
   if (command == "grad") return parse_grad(args);
   if (command == "train") return parse_train(args);
+  if (command == "iterate") return parse_iterate(args);
   if (command == "calibrate") return parse_calibrate(args);
   throw Error("unknown command '" + command +
-              "' (available: run, plan, matrix-chain, reshard, grad, train, calibrate; see einrel --help)");
+              "' (available: run, plan, matrix-chain, reshard, grad, train, iterate, calibrate; see einrel --help)");
 }
 
 }  // namespace einrel::cli

@@ -152,7 +152,7 @@ InputLoader::InputLoader(const Communicator& comm, const Graph& graph, const Sou
 template <class S>
 void InputLoader::fill(VertexId v, const engine::BoxedBlocks<S, Memory>& blocks, engine::ReadCall call) {
   const Vertex& vertex = graph_.vertex(v);
-  if (options_.random_seed) {
+  if (options_.random_seed && !sources_.count(vertex.name)) {
     for (const auto& [box, block] : blocks)
       fill_counter_random(Exec{}, *options_.random_seed, streams_.at(v), vertex.bound, box, block.view());
   } else {
@@ -196,7 +196,7 @@ Values InputLoader::load(const Session& session) {
     collectively(comm,
                  [&] { engine::inject(session.options().failure, comm.rank(), vertex.name, engine::Phase::read); });
     if (session.schedule().streamed(v)) {  // read during the run; its source checked now
-      if (!options_.random_seed) files_.open(sources_.at(vertex.name), vertex.dtype, vertex.bound);
+      if (sources_.count(vertex.name)) files_.open(sources_.at(vertex.name), vertex.dtype, vertex.bound);
       continue;
     }
     dispatch_dtype(vertex.dtype, [&](auto scalar) {
@@ -216,6 +216,24 @@ engine::InputReader<Memory> InputLoader::reader() {
   };
 }
 
+double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memory>& value) {
+  double mine = 0;
+  std::visit(
+      [&](const auto& d) {
+        for (const auto& [key, block] : d.local())
+          if (d.layout().placement().site(d.grid().id(key), 0) == comm.rank()) {
+            const auto host = host_view(block);
+            Kokkos::deep_copy(host, block.view());
+            mine = static_cast<double>(host(0));
+          }
+      },
+      value);
+  double sum = 0;
+  MPI_Request request;
+  comm::complete(MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm.get(), &request), request, "MPI_Iallreduce");
+  return sum;
+}
+
 std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph) {
   std::vector<std::pair<std::string, VertexId>> named;
   for (VertexId v : graph.outputs()) named.emplace_back(graph.vertex(v).name, v);
@@ -229,7 +247,7 @@ void inject_at_write(const engine::PipelineOptions& options, int rank,
 
 void write_values(const Communicator& comm, const Graph& graph, const Values& values,
                   const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
-                  const std::vector<bool>& masked) {
+                  const std::vector<bool>& masked, const std::vector<std::pair<std::string, double>>& scalars) {
   std::vector<io::DatasetBoxes> boxes;
   std::vector<std::string> zero_filled;
   std::vector<io::DatasetMask> mask_datasets;
@@ -258,6 +276,14 @@ void write_values(const Communicator& comm, const Graph& graph, const Values& va
           }
         },
         *values[v]);
+    boxes.push_back(std::move(out));
+  }
+  std::vector<double> scalar_values;  // written by rank 0
+  scalar_values.reserve(scalars.size());
+  for (const auto& [name, value] : scalars) {
+    scalar_values.push_back(value);
+    io::DatasetBoxes out{name, Dtype::f64, {}, {}};
+    if (comm.rank() == 0) out.boxes.push_back({Box{{}, {}}, &scalar_values.back()});
     boxes.push_back(std::move(out));
   }
   io::write_boxes(comm, path, boxes, zero_filled, mask_datasets);

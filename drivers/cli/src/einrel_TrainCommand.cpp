@@ -17,25 +17,6 @@ using comm::collectively;
 using comm::Communicator;
 using comm::complete;
 
-// Collective: the value of a 0-d vertex on every rank (its one block lives on one rank).
-double scalar_value(const Communicator& comm, const engine::AnyDistributed<Memory>& value) {
-  double mine = 0;
-  std::visit(
-      [&](const auto& d) {
-        for (const auto& [key, block] : d.local())
-          if (d.layout().placement().site(d.grid().id(key), 0) == comm.rank()) {
-            const auto host = host_view(block);
-            Kokkos::deep_copy(host, block.view());
-            mine = static_cast<double>(host(0));
-          }
-      },
-      value);
-  double sum = 0;
-  MPI_Request request;
-  complete(MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm.get(), &request), request, "MPI_Iallreduce");
-  return sum;
-}
-
 std::string report_json(const TrainOptions& o, const engine::FittedPlan& fitted, int ranks, double carried,
                         const std::vector<double>& losses, const std::vector<double>& seconds,
                         const std::vector<Extent>& floats) {

@@ -6,6 +6,7 @@
 
 #include <einrel_CalibrateCommand.hpp>
 #include <einrel_GradCommand.hpp>
+#include <einrel_IterateCommand.hpp>
 #include <einrel_MatrixChainCommand.hpp>
 #include <einrel_PlanCommand.hpp>
 #include <einrel_ReshardCommand.hpp>
@@ -19,7 +20,7 @@
 namespace einrel::cli {
 
 using CommandLine = std::variant<RunOptions, MatrixChainOptions, PlanOptions, ReshardOptions, GradOptions, TrainOptions,
-                                 CalibrateOptions>;
+                                 IterateOptions, CalibrateOptions>;
 
 // `args` are the words after the program name: the subcommand, then its options ("--name value" or
 // "--name=value") and positional arguments. Throws Error naming the first problem (an unknown command or

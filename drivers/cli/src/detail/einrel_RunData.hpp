@@ -53,9 +53,9 @@ auto host_view(const Tensor<Scalar, Memory>& block) {
 template <class Scalar>
 using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>()));
 
-// Reads the inputs' values from `sources`, or makes counter-based random values with options.random_seed
-// (the same values whatever the layout): every input into its schedule layout before a run, an input again
-// into another layout or a streamed input's blocks during one (engine::InputReads::again), or whole tensors
+// Reads the inputs' values from `sources`, or, for an input without one, makes counter-based random values
+// with options.random_seed (the same values whatever the layout): every input into its schedule layout before a run, an
+// input again into another layout or a streamed input's blocks during one (engine::InputReads::again), or whole tensors
 // for --check.
 class InputLoader {
  public:
@@ -79,6 +79,9 @@ class InputLoader {
   std::map<VertexId, std::uint32_t> streams_;  // an input's index among the graph's inputs: its random stream
 };
 
+// Collective: the value of a 0-d vertex on every rank (its one block lives on one rank).
+double scalar_value(const comm::Communicator& comm, const engine::AnyDistributed<Memory>& value);
+
 // (dataset name, vertex) for every output of the graph, named like the vertex.
 std::vector<std::pair<std::string, VertexId>> outputs_by_name(const Graph& graph);
 
@@ -90,10 +93,12 @@ void inject_at_write(const engine::PipelineOptions& options, int rank,
 // Collective: writes `values` of the listed vertices as root datasets of a new HDF5 file `path` (all or
 // nothing), each block written by the first site that holds it. A block-sparse value's absent blocks read
 // as zeros. A vertex v with masked[v] (one entry per vertex, or none) gets its mask next to it ("NAME.mask",
-// docs/sparse.md: one entry per block of its layout's grid, 0 where absent), absent blocks or not.
+// docs/sparse.md: one entry per block of its layout's grid, 0 where absent), absent blocks or not. Each of
+// `scalars` is a 0-d f64 dataset beside them (what `einrel iterate` records in a checkpoint).
 void write_values(const comm::Communicator& comm, const Graph& graph, const Values& values,
                   const std::vector<std::pair<std::string, VertexId>>& datasets, const std::string& path,
-                  const std::vector<bool>& masked = {});
+                  const std::vector<bool>& masked = {},
+                  const std::vector<std::pair<std::string, double>>& scalars = {});
 
 }  // namespace einrel::cli
 
