@@ -2,6 +2,7 @@
 #include <einrel_Error.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace einrel {
 
@@ -10,6 +11,16 @@ BlockShape::BlockShape(BlockGrid grid, std::vector<bool> present)
   if (static_cast<Extent>(present_.size()) != grid_.num_blocks())
     throw Error("a block shape over " + std::to_string(grid_.num_blocks()) + " blocks got " +
                 std::to_string(present_.size()) + " entries");
+}
+
+BlockShape::BlockShape(BlockGrid grid, std::vector<bool> present, std::vector<double> norms)
+    : BlockShape(std::move(grid), std::move(present)) {
+  if (norms.size() != present_.size())
+    throw Error("a block shape over " + std::to_string(present_.size()) + " blocks got " +
+                std::to_string(norms.size()) + " norms");
+  for (double x : norms)
+    if (!(x >= 0)) throw Error("a block's norm bound must be a non-negative number, got " + std::to_string(x));
+  norms_ = std::move(norms);
 }
 
 Extent BlockShape::num_present() const { return std::count(present_.begin(), present_.end(), true); }
@@ -28,12 +39,16 @@ BlockShape BlockShape::on(const BlockGrid& grid) const {
                 to_string(grid.bound()));
   if (grid == grid_) return *this;
   std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()), false);
+  std::vector<double> squares(has_norms() ? present.size() : 0, 0.0);
   for (Extent b = 0; b < grid.num_blocks(); ++b)
     for_each_overlap(grid_, grid.box(grid.key(b)), [&](const std::vector<Extent>& key, const Box&) {
-      if (!present[static_cast<std::size_t>(b)] && present_[static_cast<std::size_t>(grid_.id(key))])
-        present[static_cast<std::size_t>(b)] = true;
+      const auto id = static_cast<std::size_t>(grid_.id(key));
+      if (present_[id]) present[static_cast<std::size_t>(b)] = true;
+      if (has_norms()) squares[static_cast<std::size_t>(b)] += norms_[id] * norms_[id];
     });
-  return BlockShape(grid, std::move(present));
+  if (!has_norms()) return BlockShape(grid, std::move(present));
+  for (double& x : squares) x = std::sqrt(x);
+  return BlockShape(grid, std::move(present), std::move(squares));
 }
 
 namespace {

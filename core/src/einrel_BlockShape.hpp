@@ -15,6 +15,9 @@ class BlockShape {
  public:
   // Throws Error unless `present` has one entry per block of the grid.
   BlockShape(BlockGrid grid, std::vector<bool> present);
+  // With an upper bound on each block's Frobenius norm (docs/sparse.md "Screening by norms"), one entry per block,
+  // each non-negative (0 where absent). Throws Error otherwise.
+  BlockShape(BlockGrid grid, std::vector<bool> present, std::vector<double> norms);
 
   const BlockGrid& grid() const { return grid_; }
   bool present(Extent block) const { return present_[static_cast<std::size_t>(block)]; }
@@ -22,17 +25,24 @@ class BlockShape {
   Extent num_present() const;
   // The fraction of the tensor's elements that lie in present blocks.
   double density() const;
+  // Whether the shape bounds its blocks' norms, and the bound of block `block`.
+  bool has_norms() const { return !norms_.empty(); }
+  double norm(Extent block) const { return norms_[static_cast<std::size_t>(block)]; }
+  const std::vector<double>& norms() const { return norms_; }
   // The shape of the same tensor cut by `grid`: a block is present when it overlaps a present block here
-  // (exact: a block of `grid` that overlaps none is all zero). Throws Error for another bound.
+  // (exact: a block of `grid` that overlaps none is all zero); its norm bound, where this shape has them, is
+  // sqrt of the sum of the squared bounds of the blocks it overlaps (its elements lie in theirs). Throws Error
+  // for another bound.
   BlockShape on(const BlockGrid& grid) const;
 
   friend bool operator==(const BlockShape& a, const BlockShape& b) {
-    return a.grid_ == b.grid_ && a.present_ == b.present_;
+    return a.grid_ == b.grid_ && a.present_ == b.present_ && a.norms_ == b.norms_;
   }
 
  private:
   BlockGrid grid_;
   std::vector<bool> present_;
+  std::vector<double> norms_;  // empty: not known
 };
 
 // Whether an EinSum skips absent operand blocks (docs/sparse.md "Which vertices stay sparse"): a join tuple

@@ -35,6 +35,9 @@ struct Options {
   MachineModel machine;                                            // --machine FILE (einrel calibrate)
   TransitionPolicy transitions = TransitionPolicy::automatic;      // --transitions
   std::optional<std::size_t> memory_limit;  // --memory-limit: bytes per rank the plan must fit (choose_plan)
+  // --screen EPS: block products of operand norms below EPS are skipped and result blocks whose norm bound is
+  // below it dropped (docs/sparse.md "Screening by norms"); 0: none.
+  double screen = 0;
   std::size_t comm_buffer_limit = 0;  // --comm-buffer-limit: bytes of send + receive buffers per round (0: no cap)
   InputReads input_reads = InputReads::move;  // `einrel run` and `matrix-chain`: again
   bool warm_memory = true;  // --no-warm-memory turns it off: take every block before the first execution (warm_memory)

@@ -16,7 +16,8 @@ namespace {
 // scheduling model).
 Schedule make_schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
                        TransitionPolicy policy, const Options& options, const partition::Carried& carried) {
-  return Schedule(graph, partitions, ranks, policy, options.scheduling_model(), carried, options.input_reads);
+  return Schedule(graph, partitions, ranks, policy, options.scheduling_model(), carried, options.input_reads,
+                  options.screen);
 }
 
 // Whether objective value a beats b by more than 0.01 %, below what the model can tell apart (a kernel call's

@@ -39,8 +39,9 @@ std::shared_ptr<const BlockLayout> value_layout(const std::shared_ptr<const Vert
 
 Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
                    TransitionPolicy policy, const MachineModel& model,
-                   const std::vector<std::pair<VertexId, VertexId>>& carried, InputReads reads)
+                   const std::vector<std::pair<VertexId, VertexId>>& carried, InputReads reads, double screen)
     : ranks_(ranks),
+      screen_(screen),
       policy_(policy),
       uses_(graph.size(), 0),
       reads_(reads),
@@ -81,7 +82,8 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (alike && *alike)
       vertices_[v] = *alike;
     else
-      vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes);
+      vertices_[v] =
+          std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes, screen);
     if (alike && !*alike) *alike = vertices_[v];
     shapes_[v] = vertices_[v]->output_shape();
     layouts_[v] = {vertices_[v], &vertices_[v]->output_layout()};
@@ -134,6 +136,20 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (!layouts_[v])
       layouts_[v] = std::make_shared<const BlockLayout>(
           BlockGrid(graph.vertex(v).bound, std::vector<Extent>(graph.vertex(v).bound.size(), 1)), ranks);
+}
+
+Extent Schedule::screened_products() const {
+  Extent n = 0;
+  for (VertexId v = 0; v < vertices_.size(); ++v)
+    if (vertices_[v]) n += vertices_[v]->screened_products();
+  return n;
+}
+
+Extent Schedule::truncated_blocks() const {
+  Extent n = 0;
+  for (VertexId v = 0; v < vertices_.size(); ++v)
+    if (vertices_[v]) n += vertices_[v]->truncated_blocks();
+  return n;
 }
 
 std::vector<VertexId> Schedule::unread_inputs() const {

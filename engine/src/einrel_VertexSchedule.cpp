@@ -9,7 +9,8 @@ using redistribute::BlockLayout;
 using redistribute::Placement;
 
 VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
-                               const std::string& output_order, const std::vector<const BlockShape*>& operand_shapes)
+                               const std::string& output_order, const std::vector<const BlockShape*>& operand_shapes,
+                               double screen)
     : ranks_(ranks) {
   if (ranks < 1) throw Error("a schedule needs at least one rank");
   const ResolvedEinSum& resolved = *vertex.resolved;
@@ -33,8 +34,9 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
     for (char c : labels) digits.push_back(static_cast<int>(tuple_labels.find(c)));
     operand_digits_.push_back(std::move(digits));
   }
+  output_layout_grid_blocks_ = num_elements(d.project(e.output));
   if (vertex.slice || std::any_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; }))
-    keep_present_tuples(vertex, tuple_labels, operand_shapes);
+    keep_present_tuples(vertex, tuple_labels, operand_shapes, screen);
 
   BlockGrid output_grid(vertex.bound, d.project(e.output));
   if (order == e.output && !present_) {
@@ -63,7 +65,7 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
 }
 
 void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string& tuple_labels,
-                                         const std::vector<const BlockShape*>& operand_shapes) {
+                                         const std::vector<const BlockShape*>& operand_shapes, double screen) {
   const ResolvedEinSum& resolved = *vertex.resolved;
   const EinSum& e = resolved.einsum();
   // A sliced vertex's pass (Vertex::slice): the tuples whose digit along the label lies in [first, last).
@@ -91,11 +93,7 @@ void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string
         for (char c : e.inputs[k]) parts.push_back(tuple_parts_[tuple_labels.find(c)]);
         return parts;
       }()));
-  // A tuple's flops are proportional to its box in the grid of all its labels (numbered like the tuples).
-  const BlockGrid tuples(resolved.extents(tuple_labels), tuple_parts_);
-  std::vector<Extent> weights;
   present_.emplace();
-  Extent total = 0;
   for (Extent t = 0; t < num_tuples_; ++t) {
     bool runs = true;
     if (vertex.slice) {
@@ -103,8 +101,16 @@ void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string
       runs = digit >= first && digit < last;
     }
     for (std::size_t k = 0; k < masks.size() && runs; ++k) runs = !masks[k] || masks[k]->present(operand_block(k, t));
-    if (!runs) continue;
-    present_->push_back(t);
+    if (runs) present_->push_back(t);
+  }
+  if (screen > 0 && e.is_contraction() && masks.size() == 2 && masks[0] && masks[1] && masks[0]->has_norms() &&
+      masks[1]->has_norms())
+    screen_by_norms(*masks[0], *masks[1], screen);
+  // A tuple's flops are proportional to its box in the grid of all its labels (numbered like the tuples).
+  const BlockGrid tuples(resolved.extents(tuple_labels), tuple_parts_);
+  std::vector<Extent> weights;
+  Extent total = 0;
+  for (Extent t : *present_) {
     weights.push_back(tuples.block_size(t));
     total += weights.back();
   }
@@ -115,6 +121,36 @@ void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string
         static_cast<int>(static_cast<long double>(before) * ranks_ / static_cast<long double>(total)));
     before += w;
   }
+}
+
+void VertexSchedule::screen_by_norms(const BlockShape& a, const BlockShape& b, double screen) {
+  // ‖A_ik B_kj‖ <= ‖A_ik‖ ‖B_kj‖ (Frobenius norms, submultiplicative): a product whose bound is below the
+  // threshold is skipped, and an output block whose products' bounds sum below it is dropped (DBCSR's filter
+  // and TiledArray's shape threshold; docs/sparse.md "Screening by norms").
+  std::vector<double> product(present_->size());
+  std::vector<double> bound(static_cast<std::size_t>(output_layout_grid_blocks_), 0.0);
+  for (std::size_t i = 0; i < present_->size(); ++i) {
+    const Extent t = (*present_)[i];
+    product[i] = a.norm(operand_block(0, t)) * b.norm(operand_block(1, t));
+    if (product[i] >= screen) bound[static_cast<std::size_t>(output_block(t))] += product[i];
+  }
+  std::vector<bool> counted(bound.size(), false);
+  std::vector<Extent> kept;
+  for (std::size_t i = 0; i < present_->size(); ++i) {
+    const Extent t = (*present_)[i];
+    const auto g = static_cast<std::size_t>(output_block(t));
+    if (product[i] < screen) {
+      ++screened_;
+    } else if (bound[g] < screen) {
+      if (!counted[g]) ++truncated_, counted[g] = true;
+    } else {
+      kept.push_back(t);
+    }
+  }
+  *present_ = std::move(kept);
+  for (double& x : bound)
+    if (x < screen) x = 0;
+  output_norms_ = std::move(bound);
 }
 
 std::size_t VertexSchedule::present_index(Extent t) const {
@@ -135,6 +171,7 @@ std::optional<BlockShape> VertexSchedule::output_shape() const {
   const BlockGrid& grid = output_layout_->grid();
   std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()), false);
   for (Extent t : *present_) present[static_cast<std::size_t>(output_block(t))] = true;
+  if (!output_norms_.empty()) return BlockShape(grid, std::move(present), output_norms_);
   return BlockShape(grid, std::move(present));
 }
 

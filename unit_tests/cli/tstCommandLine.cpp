@@ -158,6 +158,12 @@ TEST(CommandLine, OtherSubcommands) {
             "--checkpoint FILE and --checkpoint-every K go together: the carried values every K steps");
   EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--until", "r", "--tolerance", "-1"}),
             "--tolerance needs a finite number >= 0, got '-1'");
+  EXPECT_EQ(parsed<einrel::cli::RunOptions>({"run", "g.ein", "--random", "1", "--screen", "1e-8"}).engine.screen, 1e-8);
+  EXPECT_EQ(parsed<einrel::cli::PlanOptions>({"plan", "g.ein", "--screen=0.5"}).engine.screen, 0.5);
+  EXPECT_EQ(error_of({"run", "g.ein", "--random", "1", "--screen", "0"}),
+            "--screen needs a finite number > 0 (the norm threshold), got '0'");
+  EXPECT_EQ(error_of({"plan", "g.ein", "--screen", "1e-3x"}),
+            "--screen needs a finite number > 0 (the norm threshold), got '1e-3x'");
 }
 
 TEST(CommandLine, ErrorsNameTheProblem) {

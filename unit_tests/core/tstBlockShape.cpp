@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace {
 
 using namespace einrel;
@@ -63,6 +65,26 @@ TEST(BlockShape, SparseInputsAreDeclaredInGraphFilesAndTakeTheirShapeBeforePlann
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("t.ein:1:18"), std::string::npos) << e.what();
   }
+}
+
+// Norm bounds (docs/sparse.md "Screening by norms"): on another grid, a block's bound is the root of the sum of
+// the squared bounds of the blocks it overlaps, whatever part of them it covers.
+TEST(BlockShape, NormBoundsFollowTheGrid) {
+  const BlockShape shape(BlockGrid({8, 6}, {2, 2}), {true, false, true, true}, {3, 0, 4, 12});
+  EXPECT_TRUE(shape.has_norms());
+  EXPECT_EQ(shape.norm(2), 4);
+  const BlockShape coarse = shape.on(BlockGrid({8, 6}, {1, 2}));
+  EXPECT_EQ(coarse.mask(), (std::vector<bool>{true, true}));
+  EXPECT_DOUBLE_EQ(coarse.norm(0), 5);   // blocks 0 and 2: sqrt(9 + 16)
+  EXPECT_DOUBLE_EQ(coarse.norm(1), 12);  // blocks 1 and 3: sqrt(0 + 144)
+  const BlockShape fine = shape.on(BlockGrid({8, 6}, {4, 1}));
+  EXPECT_DOUBLE_EQ(fine.norm(0), 3);  // rows 0-1: blocks 0 and 1
+  EXPECT_DOUBLE_EQ(fine.norm(3), std::sqrt(16.0 + 144.0));
+  EXPECT_FALSE(
+      BlockShape(BlockGrid({8, 6}, {2, 2}), {true, false, true, true}).on(BlockGrid({8, 6}, {1, 1})).has_norms());
+  EXPECT_FALSE(shape == BlockShape(BlockGrid({8, 6}, {2, 2}), {true, false, true, true}));
+  EXPECT_THROW(BlockShape(BlockGrid({8, 6}, {2, 2}), {true, false, true, true}, {1, 2, 3}), Error);
+  EXPECT_THROW(BlockShape(BlockGrid({8, 6}, {2, 2}), {true, false, true, true}, {1, -2, 3, 4}), Error);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -102,8 +103,20 @@ std::int64_t parse_positive(const std::string& s, const std::string& name) {
   return *value;
 }
 
+// The number `s` spells whole (NaN where it spells none, or has more after it).
+double whole_number(const std::string& s) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  return used == s.size() ? value : std::numeric_limits<double>::quiet_NaN();
+}
+
 // The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
-// --transitions, --input-reads, --objective, --machine.
+// --transitions, --input-reads, --objective, --machine, --screen (where the command takes it).
 void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
@@ -116,6 +129,12 @@ void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto reads = option(p, "input-reads")) options.input_reads = engine::parse_input_reads(*reads);
   if (auto objective = option(p, "objective")) options.objective = engine::parse_objective(*objective);
   if (auto machine = option(p, "machine")) options.machine = read_machine_file(*machine);
+  if (auto screen = option(p, "screen")) {
+    const double value = whole_number(*screen);
+    if (!(value > 0) || !std::isfinite(value))
+      throw Error("--screen needs a finite number > 0 (the norm threshold), got '" + *screen + "'");
+    options.screen = value;
+  }
 }
 
 // How `run`, `matrix-chain` and `train` run beyond planning: --comm-buffer-limit, --no-warm-memory.
@@ -139,14 +158,8 @@ void read_run_options(const ParsedArgs& p, RunOptions& options) {
 // --sparse-tile, --drop-zero-blocks.
 void read_sparse_options(const ParsedArgs& p, const std::optional<std::uint64_t>& random_seed, SparseOptions& options) {
   if (auto density = option(p, "random-density")) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(*density, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != density->size() || !(value > 0 && value <= 1))
+    const double value = whole_number(*density);
+    if (!(value > 0 && value <= 1))
       throw Error("--random-density needs a fraction of blocks in (0, 1], got '" + *density + "'");
     if (!random_seed) throw Error("--random-density shapes the inputs --random makes: give --random SEED");
     options.random_density = value;
@@ -170,7 +183,7 @@ RunOptions parse_run(const std::vector<std::string>& args) {
   const ParsedArgs p = parse_args(
       rest,
       {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit",
-       "transitions", "input-reads", "objective", "machine", "random-density", "sparse-tile"},
+       "transitions", "input-reads", "objective", "machine", "random-density", "sparse-tile", "screen"},
       {"check", "progress", "bind", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
@@ -214,7 +227,7 @@ PlanOptions parse_plan(const std::vector<std::string>& args) {
   const ParsedArgs p =
       parse_args(args,
                  {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions", "input-reads",
-                  "objective", "machine", "input", "random", "random-density", "sparse-tile"},
+                  "objective", "machine", "input", "random", "random-density", "sparse-tile", "screen"},
                  {"drop-zero-blocks"}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
@@ -282,15 +295,8 @@ GradOptions parse_grad(const std::vector<std::string>& args) {
 
 // A finite number > 0.
 double parse_rate(const std::string& s) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !(value > 0) || !std::isfinite(value))
-    throw Error("--lr needs a finite number > 0, got '" + s + "'");
+  const double value = whole_number(s);
+  if (!(value > 0) || !std::isfinite(value)) throw Error("--lr needs a finite number > 0, got '" + s + "'");
   return value;
 }
 
@@ -319,23 +325,22 @@ TrainOptions parse_train(const std::vector<std::string>& args) {
 
 // A finite number >= 0, for --tolerance.
 double parse_tolerance(const std::string& s) {
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !(value >= 0) || !std::isfinite(value))
-    throw Error("--tolerance needs a finite number >= 0, got '" + s + "'");
+  const double value = whole_number(s);
+  if (!(value >= 0) || !std::isfinite(value)) throw Error("--tolerance needs a finite number >= 0, got '" + s + "'");
   return value;
 }
 
 IterateOptions parse_iterate(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args,
-                                  {"steps", "carry", "until", "tolerance", "checkpoint", "checkpoint-every", "restart",
-                                   "input", "random", "output", "report", "procs", "planner", "cost-model",
-                                   "transitions", "comm-buffer-limit", "memory-limit", "objective", "machine"},
+  const ParsedArgs p = parse_args(args, {"steps",        "carry",
+                                         "until",        "tolerance",
+                                         "checkpoint",   "checkpoint-every",
+                                         "restart",      "input",
+                                         "random",       "output",
+                                         "report",       "procs",
+                                         "planner",      "cost-model",
+                                         "transitions",  "comm-buffer-limit",
+                                         "memory-limit", "objective",
+                                         "machine",      "screen"},
                                   {"no-warm-memory"}, "iterate");
   IterateOptions options;
   options.run.graph = graph_argument(p, "iterate");

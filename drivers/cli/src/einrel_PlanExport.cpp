@@ -1,5 +1,6 @@
 #include <einrel_LowerBound.hpp>
 #include <einrel_PlanExport.hpp>
+#include <einrel_RunReport.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -138,7 +139,9 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
   j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", fitted.proposed_by);
   j.member("procs_reason", fitted.procs_reason);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
-  j.member("estimated_seconds", fitted.estimated_seconds()).key("sliced");
+  j.member("estimated_seconds", fitted.estimated_seconds()).key("screening");
+  write_screening(j, Screening::of(fitted.schedule));
+  j.key("sliced");
   if (fitted.sliced) {
     const SlicedGraph& sliced = *fitted.sliced;
     j.begin_object().member("value", sliced.value).member("dimension", sliced.dimension);

@@ -154,6 +154,7 @@ RunReport gather_report(const Session& session, const RunOptions& options, const
   report.estimated_seconds = session.fitted().estimated_seconds();
   report.objective = engine::objective_name(session.options().objective);
   report.proposed_by = session.fitted().proposed_by;
+  report.screening = Screening::of(schedule);
   report.procs = plan.procs;
   report.procs_reason = session.fitted().procs_reason;
   report.timed_rank = figures.timed_rank;

@@ -3,6 +3,7 @@
 #include <einrel_Hdf5Shapes.hpp>
 #include <einrel_RunData.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 
@@ -56,12 +57,13 @@ BlockShape random_shape(const Bound& bound, Extent tile, std::uint64_t seed, std
   return BlockShape(grid, std::move(present));
 }
 
-// Collective: the shape whose present blocks (of edge `tile`) hold a non-zero element of `source`. Each
-// rank reads every R-th block; the ranks then agree on the mask.
+// Collective: the shape whose present blocks (of edge `tile`) hold a non-zero element of `source`, with each
+// block's Frobenius norm (for --screen). Each rank reads every R-th block; the ranks then agree on the mask.
 BlockShape zero_block_shape(const Communicator& comm, io::InputFiles& files, const io::DatasetSource& source,
                             Dtype dtype, const Bound& bound, Extent tile) {
   const BlockGrid grid = BlockGrid::tiles(bound, tile);
   std::vector<unsigned char> mine(static_cast<std::size_t>(grid.num_blocks()), 0), all(mine.size());
+  std::vector<double> squares(mine.size(), 0.0), norms(mine.size());
   dispatch_dtype(dtype, [&](auto scalar) {
     using S = decltype(scalar);
     std::vector<std::vector<S>> data;
@@ -74,14 +76,22 @@ BlockShape zero_block_shape(const Communicator& comm, io::InputFiles& files, con
     }
     for (std::size_t i = 0; i < ids.size(); ++i) boxes.push_back({grid.box(grid.key(ids[i])), data[i].data()});
     files.read(source, dtype, bound, boxes);
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      mine[static_cast<std::size_t>(ids[i])] = std::any_of(data[i].begin(), data[i].end(), [](S x) { return x != 0; });
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const auto b = static_cast<std::size_t>(ids[i]);
+      mine[b] = std::any_of(data[i].begin(), data[i].end(), [](S x) { return x != 0; });
+      for (S x : data[i]) squares[b] += static_cast<double>(x) * static_cast<double>(x);
+    }
   });
   MPI_Request request;
   comm::complete(MPI_Iallreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_UNSIGNED_CHAR, MPI_MAX,
                                 comm.get(), &request),
                  request, "MPI_Iallreduce");
-  return BlockShape(grid, std::vector<bool>(all.begin(), all.end()));
+  comm::complete(MPI_Iallreduce(squares.data(), norms.data(), static_cast<int>(norms.size()), MPI_DOUBLE, MPI_SUM,
+                                comm.get(), &request),
+                 request, "MPI_Iallreduce");
+  // Rounded up a little, so that the bound holds whatever order the squares were summed in.
+  for (double& x : norms) x = std::sqrt(x) * (1 + 1e-12);
+  return BlockShape(grid, std::vector<bool>(all.begin(), all.end()), std::move(norms));
 }
 
 // Sets to zero the elements of `block` (the box `box` of its tensor) that lie in absent blocks of `shape`:

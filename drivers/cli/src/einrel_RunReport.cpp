@@ -47,6 +47,15 @@ void write_vertex(io::JsonWriter& j, const VertexReport& v) {
 
 }  // namespace
 
+void write_screening(io::JsonWriter& j, const Screening& s) {
+  if (s.threshold <= 0) {
+    j.null();
+    return;
+  }
+  j.begin_object().member("threshold", s.threshold).member("screened_products", s.products);
+  j.member("truncated_blocks", s.blocks).end_object();
+}
+
 std::string report_json(const RunReport& r) {
   io::JsonWriter j = io::json_report();
   j.member("graph", r.graph).member("num_ranks", r.num_ranks).member("computing_ranks", r.computing_ranks);
@@ -54,7 +63,8 @@ std::string report_json(const RunReport& r) {
   j.member("cost_model", r.cost_model).member("procs", r.procs).member("transitions", r.transitions);
   j.member("objective", r.objective).member("proposed_by", r.proposed_by).member("procs_reason", r.procs_reason);
   j.member("check_max_relative_error", r.check_error).member("predicted_cost", r.predicted_cost);
-  j.member("estimated_seconds", r.estimated_seconds);
+  j.member("estimated_seconds", r.estimated_seconds).key("screening");
+  write_screening(j, r.screening);
   j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds());
   j.member("memory_seconds", r.memory_seconds).member("input_seconds", r.input_seconds);
   j.member("evaluation_seconds", r.evaluation_seconds()).member("timed_rank", r.timed_rank).key("ranks");

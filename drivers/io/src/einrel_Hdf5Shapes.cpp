@@ -72,34 +72,45 @@ std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bo
   if (!std::filesystem::exists(source.file)) throw Error(where + " does not exist");
   const detail::Handle file(H5Fopen(source.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.ok()) throw Error(where + " is not a readable HDF5 file");
+  // The mask's and the norms' grids and values, where the file has them.
+  std::optional<BlockGrid> grids[2];
+  std::vector<double> values[2];
   for (const bool norms : {false, true}) {
     const std::string path = norms ? norms_dataset(source.dataset) : mask_dataset(source.dataset);
     if (!detail::link_exists(file.get(), path)) continue;
     const std::string name = detail::display_name(path);
     const detail::Handle dataset(H5Dopen2(file.get(), path.c_str(), H5P_DEFAULT), H5Dclose);
     if (!dataset.ok()) throw Error(where + ": '" + name + "' is not a dataset");
-    const BlockGrid grid(bound, shape_parts(dataset.get(), where, name, bound));
-    const auto n = static_cast<std::size_t>(grid.num_blocks());
+    const BlockGrid& grid = grids[norms].emplace(bound, shape_parts(dataset.get(), where, name, bound));
     // Read as doubles whatever the stored type (integers of up to 53 bits exactly), then checked: a mask holds
     // non-negative integers (bool included), norms non-negative numbers (docs/sparse.md).
-    std::vector<double> values(n);
-    if (!read_as_doubles(dataset.get(), values))
+    std::vector<double>& read = values[norms];
+    read.resize(static_cast<std::size_t>(grid.num_blocks()));
+    if (!read_as_doubles(dataset.get(), read))
       throw Error(where + ": reading dataset '" + name + "' failed (" +
                   (norms ? "norms hold numbers" : "a mask holds non-negative integers") + ")");
-    std::vector<bool> present(n);
-    for (std::size_t b = 0; b < n; ++b) {
-      const double x = values[b];
+    for (std::size_t b = 0; b < read.size(); ++b) {
+      const double x = read[b];
       const bool ok = norms ? x >= 0 : (x >= 0 && std::floor(x) == x);  // false for NaN
       if (!ok)
         throw Error(
             where + ": dataset '" + name + "' has " + format_number(x) + " at block " +
             to_string(grid.key(static_cast<Extent>(b))) + ": " +
             (norms ? "norms are non-negative numbers (0: absent)" : "a mask holds non-negative integers (0: absent)"));
-      present[b] = x > 0;
     }
-    return BlockShape(grid, std::move(present));
   }
-  return std::nullopt;
+  // The mask says which blocks are present where there is one; the norms bound the blocks' norms either way.
+  const bool mask = grids[0].has_value(), norms = grids[1].has_value();
+  if (!mask && !norms) return std::nullopt;
+  const BlockGrid& grid = mask ? *grids[0] : *grids[1];
+  std::vector<bool> present(values[mask ? 0 : 1].size());
+  for (std::size_t b = 0; b < present.size(); ++b) present[b] = values[mask ? 0 : 1][b] > 0;
+  if (!norms) return BlockShape(grid, std::move(present));
+  const BlockShape bounded(*grids[1], std::vector<bool>(values[1].size(), true), values[1]);
+  std::vector<double> on_grid = bounded.on(grid).norms();
+  for (std::size_t b = 0; b < present.size(); ++b)
+    if (!present[b]) on_grid[b] = 0;
+  return BlockShape(grid, std::move(present), std::move(on_grid));
 }
 
 }  // namespace einrel::io

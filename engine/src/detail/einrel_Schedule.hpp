@@ -26,9 +26,11 @@ class Schedule {
   // `carried` pairs (input W, EinSum vertex W'), for graphs executed again with W' fed back as W (a training
   // step, docs/training.md): W lives in W''s output layout, so the value comes back where it is read, and
   // W's readers move it from there like any operand.
+  // `screen` > 0 screens block-sparse products by their operands' norm bounds (VertexSchedule).
   Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
            TransitionPolicy policy = TransitionPolicy::automatic, const MachineModel& model = {},
-           const std::vector<std::pair<VertexId, VertexId>>& carried = {}, InputReads reads = InputReads::move);
+           const std::vector<std::pair<VertexId, VertexId>>& carried = {}, InputReads reads = InputReads::move,
+           double screen = 0);
 
   int ranks() const { return ranks_; }
   const std::vector<partition::PartitionVector>& partitions() const { return partitions_; }
@@ -73,6 +75,11 @@ class Schedule {
   // site for an absent block.
   const std::optional<BlockShape>& shape(VertexId v) const { return shapes_[v]; }
   const MachineModel& model() const { return model_; }
+  // The threshold block products were screened by (0: none), and over every vertex, the block products
+  // screened and the result blocks truncated (VertexSchedule).
+  double screen() const { return screen_; }
+  Extent screened_products() const;
+  Extent truncated_blocks() const;
   // The model's time for EinSum vertex v's communication, each part's busiest rank: its operands'
   // transitions and reads, and the reduction of its partial results unless deferred (a deferred one is in
   // its reader's transition).
@@ -103,6 +110,7 @@ class Schedule {
   void assign_step_classes(const Graph& graph);
 
   int ranks_;
+  double screen_ = 0;
   TransitionPolicy policy_;
   std::vector<int> uses_;
   InputReads reads_;

@@ -33,8 +33,13 @@ class VertexSchedule {
   // an even share of their flops (not of their number), in the same order; an output block no tuple feeds
   // is absent, and an operand block no tuple reads has no site. A sliced vertex (Vertex::slice) runs the
   // tuples of its pass alone, the same way; throws Error unless d cuts the label along the passes' chunks.
+  // With `screen` > 0, a contraction (join mul, agg sum, no map) of two operands whose shapes bound their
+  // blocks' norms skips the tuples whose operand norm bounds multiply to less than `screen`, and drops the
+  // output blocks whose remaining products' bounds sum to less (docs/sparse.md "Screening by norms"); its output
+  // shape bounds its blocks' norms by those sums.
   VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
-                 const std::string& output_order = {}, const std::vector<const BlockShape*>& operand_shapes = {});
+                 const std::string& output_order = {}, const std::vector<const BlockShape*>& operand_shapes = {},
+                 double screen = 0);
   // An element-wise vertex whose operands are partial results laid out as `partials` (one summand per site
   // of each block): one tuple per block on each of its sites, combining the rank's summands with the join
   // (Schedule::on_partials); operands and output in `partials`, whatever the vertex's partition vector.
@@ -54,8 +59,12 @@ class VertexSchedule {
   // The output block tuple t feeds, and the first running tuple feeding block g (of a present block).
   Extent output_block(Extent t) const { return block_of(output_digits_, t); }
   Extent first_tuple(Extent g) const;
-  // The output's shape for a sparse vertex: the blocks some running tuple feeds.
+  // The output's shape for a sparse vertex: the blocks some running tuple feeds (with norm bounds where it
+  // screened).
   std::optional<BlockShape> output_shape() const;
+  // The block products screened out and the output blocks truncated by norms (the constructor's `screen`).
+  Extent screened_products() const { return screened_; }
+  Extent truncated_blocks() const { return truncated_; }
   // The block of operand k that tuple t reads (a block id of operand_layout(k)'s grid).
   Extent operand_block(std::size_t k, Extent t) const;
   // Operand k cut by d[l_k], each block on the ranks of the tuples that read it.
@@ -80,7 +89,10 @@ class VertexSchedule {
   Extent group_start(Extent g) const;
   // The running tuples of a sparse or sliced vertex and their ranks, by flops (the sparse constructor's part).
   void keep_present_tuples(const Vertex& vertex, const std::string& tuple_labels,
-                           const std::vector<const BlockShape*>& operand_shapes);
+                           const std::vector<const BlockShape*>& operand_shapes, double screen);
+  // Of present_, drops the tuples screened by the operands' norm bounds `a` and `b` (on the operands' grids)
+  // and those of truncated output blocks; sets output_norms_.
+  void screen_by_norms(const BlockShape& a, const BlockShape& b, double screen);
   // Index of tuple t in present_tuples(); throws Error for a tuple that does not run.
   std::size_t present_index(Extent t) const;
 
@@ -95,6 +107,9 @@ class VertexSchedule {
   std::optional<redistribute::BlockLayout> partials_;  // set for a vertex on partial results
   std::optional<std::vector<Extent>> present_;         // a sparse vertex's running tuples
   std::vector<int> present_rank_;                      // and the rank of each
+  Extent output_layout_grid_blocks_ = 0;               // the output blocks of d
+  Extent screened_ = 0, truncated_ = 0;
+  std::vector<double> output_norms_;  // per output block, the bound of its norm where the vertex screened
 };
 
 // Each EinSum vertex's output order (VertexSchedule) under `partitions`: the order in which its first reader

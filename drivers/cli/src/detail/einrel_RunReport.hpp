@@ -4,6 +4,7 @@
 #include <einrel_Bound.hpp>
 #include <einrel_EngineResult.hpp>
 #include <einrel_Json.hpp>
+#include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
 
 #include <optional>
@@ -40,6 +41,20 @@ struct NonFiniteReport {
   long long nan = 0, inf = 0;
 };
 
+// --screen (docs/sparse.md "Screening by norms"): the threshold (0: none), the block products screened out and
+// the result blocks truncated, as the schedule decided them (the same in the plan and the run).
+struct Screening {
+  double threshold = 0;
+  Extent products = 0, blocks = 0;
+  static Screening of(const engine::Schedule& schedule) {
+    return {schedule.screen(), schedule.screened_products(), schedule.truncated_blocks()};
+  }
+};
+
+// As the value of the key `j` has just written: null without screening, else {"threshold",
+// "screened_products", "truncated_blocks"}.
+void write_screening(io::JsonWriter& j, const Screening& s);
+
 struct RunReport {
   std::string graph;
   int num_ranks = 1;
@@ -73,6 +88,7 @@ struct RunReport {
   double estimated_seconds = 0;                    // the plan's estimated makespan (engine::Traffic)
   std::string objective = "makespan";              // what planning minimised (engine::Objective)
   std::string proposed_by;                         // the planner whose partitions the plan has
+  Screening screening;                             // --screen: what the plan screened
   // --check: the largest normwise relative difference from the unpartitioned evaluation, and its bound
   std::optional<double> check_error, check_tolerance;
 

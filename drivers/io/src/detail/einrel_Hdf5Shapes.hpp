@@ -19,7 +19,8 @@ std::string mask_dataset(const std::string& dataset);
 std::string norms_dataset(const std::string& dataset);
 
 // Reads the shape of the tensor of `bound` in `source` from its mask dataset, else its norms dataset, or
-// nothing when the file has neither. Every caller reads the small dataset whole (no communication).
+// nothing when the file has neither; with a norms dataset, the shape bounds its blocks' norms by it (on the
+// mask's grid where both exist, BlockShape::on). Every caller reads the small dataset whole (no communication).
 // Throws Error naming the file and dataset for a mask of another rank, more parts than the extent, or an
 // unreadable file.
 std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bound& bound);
