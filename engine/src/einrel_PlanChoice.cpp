@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace einrel::engine {
@@ -249,6 +250,8 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
   std::optional<Estimate> closest;
   std::string closest_plan;
   std::vector<partition::Plan> bases;  // unsliced plans to slice: the requested one and the closest
+  // The smallest peak of the unsliced plans: the ladder of p goes on while it falls (slicing aside).
+  std::size_t unsliced_smallest = std::numeric_limits<std::size_t>::max();
   auto fitting = [&](FittedPlan costed) -> std::optional<std::pair<FittedPlan, Estimate>> {
     const partition::Plan plan = costed.plan;
     const std::string proposed_by = costed.proposed_by;
@@ -258,6 +261,7 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
       f.proposed_by = proposed_by;
       const Estimate e = estimate(f);
       if (e.peak <= *memory_limit) return std::pair{std::move(f), e};
+      if (!sliced) unsliced_smallest = std::min(unsliced_smallest, e.peak);
       if (!closest || e.peak < closest->peak) {
         closest = e;
         closest_plan = plan.planner + " at p = " + std::to_string(plan.procs) +
@@ -284,7 +288,7 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
   // p, 2p and 4p; where nothing fits there, finer p (a rank then holds smaller blocks of the inputs it streams
   // and of the values it computes) while the smallest peak still falls, up to the first p with a plan that fits.
   for (Extent p = procs, level = 0; level <= max_memory_doublings; p *= 2, ++level) {
-    const std::size_t smallest = closest->peak;
+    const std::size_t smallest = unsliced_smallest;
     for (const std::string& planner : planners) {
       if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
       keep(fitting(costing.cost(costing.make(p, planner, options.cost_model), policies[0])), best);
@@ -304,7 +308,7 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
               keep(std::move(fit), best_sliced);
               if (fits) break;  // more passes cost more calls
             }
-    if (level >= 2 && (best || closest->peak >= smallest)) break;
+    if (level >= 2 && (best || unsliced_smallest >= smallest)) break;
   }
   keep(std::move(best_sliced), best);
   if (best) {
