@@ -79,11 +79,23 @@ bool keeps_zero(const MapOp& map) {
 
 }  // namespace
 
-bool skips_absent_blocks(const EinSum& e) {
+SparseRule sparse_rule(const EinSum& e) {
   bool aggregates = false;
   for (const std::string& labels : e.inputs)
     for (char c : labels) aggregates = aggregates || e.output.find(c) == std::string::npos;
-  return (e.inputs.size() == 1 || e.join == JoinOp::mul) && keeps_zero(e.map) && (!aggregates || e.agg == AggOp::sum);
+  if (!keeps_zero(e.map) || (aggregates && e.agg != AggOp::sum)) return SparseRule::dense;
+  if (e.inputs.size() == 1 || e.join == JoinOp::mul) return SparseRule::intersection;
+  switch (e.join) {
+    case JoinOp::add:
+    case JoinOp::sub:
+    case JoinOp::max:
+    case JoinOp::min:
+    case JoinOp::sqdiff:
+    case JoinOp::absdiff:
+      return SparseRule::union_of_shapes;
+    default:  // div (0 / 0) and eq (0 == 0 is 1) are not zero; first is left dense
+      return SparseRule::dense;
+  }
 }
 
 }  // namespace einrel

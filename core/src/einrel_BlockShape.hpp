@@ -45,13 +45,22 @@ class BlockShape {
   std::vector<double> norms_;  // empty: not known
 };
 
-// Whether an EinSum skips absent operand blocks (docs/sparse.md "Which vertices stay sparse"): a join tuple
-// with an absent block of any operand contributes nothing to its output block, and an output block no
-// tuple contributes to is absent. Holds when zero annihilates the join (mul; any unary EinSum), the map
-// keeps zero (f(0) = 0) and the aggregation, if any label is aggregated, is sum (zero is its identity).
-// Other vertices are computed dense: their absent operand blocks are read as zeros, and their output is
-// dense.
-bool skips_absent_blocks(const EinSum& e);
+// How an EinSum treats its operands' absent blocks (docs/sparse.md "Which vertices stay sparse").
+enum class SparseRule {
+  // Computed dense: absent operand blocks are read as zeros, and the output is dense.
+  dense,
+  // Zero annihilates the join (mul; any unary EinSum): a join tuple runs only where the block of every sparse
+  // operand it reads is present, and an output block no tuple feeds is absent (the intersection).
+  intersection,
+  // The join of two zeros is zero (add, sub, max, min, sqdiff, absdiff): where every operand is sparse, a join
+  // tuple runs where the block of any operand is present, its absent ones read as zeros, and an output block no
+  // tuple feeds is absent (the union). With a dense operand the vertex is computed dense.
+  union_of_shapes,
+};
+
+// The rule of `e`: intersection or union by its join as above when its map keeps zero (f(0) = 0) and its
+// aggregation, if any label is aggregated, is sum (zero is its identity); dense otherwise.
+SparseRule sparse_rule(const EinSum& e);
 
 }  // namespace einrel
 

@@ -72,8 +72,12 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
       continue;
     }
     std::vector<const BlockShape*> operand_shapes;
-    if (skips_absent_blocks(vertex.resolved->einsum()))
+    const SparseRule rule = sparse_rule(vertex.resolved->einsum());
+    if (rule != SparseRule::dense)
       for (VertexId in : vertex.inputs) operand_shapes.push_back(shapes_[in] ? &*shapes_[in] : nullptr);
+    if (rule == SparseRule::union_of_shapes &&
+        std::find(operand_shapes.begin(), operand_shapes.end(), nullptr) != operand_shapes.end())
+      operand_shapes.clear();  // the union with a dense operand is dense
     // A dense vertex like an earlier one (first_of_equal_einsums), cut and ordered alike, runs alike.
     const bool dense = !vertex.slice && std::none_of(operand_shapes.begin(), operand_shapes.end(),
                                                      [](const BlockShape* p) { return p; });

@@ -93,6 +93,10 @@ void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string
         for (char c : e.inputs[k]) parts.push_back(tuple_parts_[tuple_labels.find(c)]);
         return parts;
       }()));
+  // The union (every operand sparse, SparseRule::union_of_shapes): a tuple runs where any operand block is
+  // present; otherwise where every sparse operand's block is.
+  const bool any = !masks.empty() && sparse_rule(e) == SparseRule::union_of_shapes &&
+                   std::all_of(masks.begin(), masks.end(), [](const auto& m) { return m.has_value(); });
   present_.emplace();
   for (Extent t = 0; t < num_tuples_; ++t) {
     bool runs = true;
@@ -100,7 +104,13 @@ void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string
       const Extent digit = (t / tuple_strides_[sliced_digit]) % tuple_parts_[sliced_digit];
       runs = digit >= first && digit < last;
     }
-    for (std::size_t k = 0; k < masks.size() && runs; ++k) runs = !masks[k] || masks[k]->present(operand_block(k, t));
+    if (any) {
+      bool present = false;
+      for (std::size_t k = 0; k < masks.size() && !present; ++k) present = masks[k]->present(operand_block(k, t));
+      runs = runs && present;
+    }
+    for (std::size_t k = 0; k < masks.size() && runs && !any; ++k)
+      runs = !masks[k] || masks[k]->present(operand_block(k, t));
     if (runs) present_->push_back(t);
   }
   if (screen > 0 && e.is_contraction() && masks.size() == 2 && masks[0] && masks[1] && masks[0]->has_norms() &&
@@ -156,7 +166,7 @@ void VertexSchedule::screen_by_norms(const BlockShape& a, const BlockShape& b, d
 std::size_t VertexSchedule::present_index(Extent t) const {
   const auto it = std::lower_bound(present_->begin(), present_->end(), t);
   if (it == present_->end() || *it != t)
-    throw Error("join tuple " + std::to_string(t) + " does not run: an operand block it reads is absent");
+    throw Error("join tuple " + std::to_string(t) + " does not run: its operand blocks are absent");
   return static_cast<std::size_t>(it - present_->begin());
 }
 

@@ -25,7 +25,11 @@ std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector
       continue;
     }
     const EinSum& e = vertex.resolved->einsum();
-    if (!skips_absent_blocks(e)) continue;
+    const SparseRule rule = sparse_rule(e);
+    if (rule == SparseRule::dense) continue;
+    if (rule == SparseRule::union_of_shapes &&
+        std::any_of(vertex.inputs.begin(), vertex.inputs.end(), [&](VertexId in) { return !cuts[in]; }))
+      continue;  // computed dense
     std::string labels = aligned[v].labels();
     std::vector<Extent> parts = aligned[v].parts();
     bool sparse = false;

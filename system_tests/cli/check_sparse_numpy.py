@@ -65,6 +65,15 @@ CASES = [
      {"A": ("ij", True), "B": ("ij", True)},
      {"P": lambda v: v["A"] * v["B"], "s": lambda v: (v["A"] * v["B"]).sum(axis=1),
       "n": lambda v: (v["A"] ** 2).sum(axis=0)}),
+    # The union (docs/sparse.md): element-wise joins of two zeros that are zero keep the blocks either operand
+    # has, an aggregation by sum included; their products stay sparse.
+    ("union", "input A f64[{i},{j}]{S}\ninput B f64[{i},{j}]{S}\ninput C f64[{j},{k}]{S}\n"
+     "D = einsum(\"ij,ij->ij\", A, B, join=sub, map=scale(2))\nM = einsum(\"ij,ij->ij\", A, B, join=max)\n"
+     "q = einsum(\"ij,ij->i\", A, B, join=sqdiff)\nP = einsum(\"ij,jk->ik\", D, C)\n"
+     "S = einsum(\"ik,ik->ik\", P, P, join=add, map=neg)\noutput D, M, q, S\n",
+     {"A": ("ij", True), "B": ("ij", True), "C": ("jk", True)},
+     {"D": lambda v: 2 * (v["A"] - v["B"]), "M": lambda v: np.maximum(v["A"], v["B"]),
+      "q": lambda v: ((v["A"] - v["B"]) ** 2).sum(axis=1), "S": lambda v: -4 * (v["A"] - v["B"]) @ v["C"]}),
     # Regression (issue 41): a dense input whose first reader skips absent blocks is whole for its later readers.
     ("dense_input_read_after_sparse",
      "input Z f64[{i},{j}]{S}\ninput W f64[{i},{j}]\nP = einsum(\"ij,ij->ij\", Z, W)\n"
@@ -72,7 +81,7 @@ CASES = [
      {"Z": ("ij", True), "W": ("ij", False)},
      {"P": lambda v: v["Z"] * v["W"], "Q": lambda v: 2 * v["W"], "U": lambda v: v["W"].max(axis=0)}),
 ]
-# The outputs of CASES that are dense (a vertex that does not skip absent blocks): every other output is sparse
+# The outputs of CASES that are dense (a vertex computed dense, docs/sparse.md): every other output is sparse
 # and gets its mask with --sparse-output, absent blocks or not.
 DENSE_OUTPUTS = {"G", "M", "Q", "U"}
 

@@ -360,16 +360,23 @@ def keeps_zero(fmap):
     return name in ZERO_KEEPING or (name == "shift" and c == 0) or (name == "pow" and c > 0)
 
 
+# Joins whose value at two zeros is zero: an element-wise vertex of sparse values only keeps their union.
+UNION_JOINS = {"add", "sub", "max", "min", "sqdiff", "absdiff"}
+
+
 def sparse_values(case):
-    """The names whose values are block-sparse by docs/sparse.md: sparse inputs, and vertices that skip absent
-    blocks (join mul or unary, a zero-keeping map, sum if anything is aggregated) and read a sparse value."""
+    """The names whose values are block-sparse by docs/sparse.md: sparse inputs, and vertices with a zero-keeping
+    map (and sum if anything is aggregated) that read a sparse value with join mul or unary (the intersection),
+    or read only sparse values with a join whose value at two zeros is zero (the union)."""
     sparse = {i.name for i in case.inputs if i.sparse}
     for v in case.vertices:
         if v.op != "einsum" or not any(a in sparse for a in v.args):
             continue
         terms, out = split_equation(v.eq)
         aggregates = bool(set("".join(terms)) - set(out))
-        if (len(v.args) == 1 or v.join == "mul") and keeps_zero(v.map) and (v.agg == "sum" or not aggregates):
+        if not keeps_zero(v.map) or (aggregates and v.agg != "sum"):
+            continue
+        if (len(v.args) == 1 or v.join == "mul") or (v.join in UNION_JOINS and all(a in sparse for a in v.args)):
             sparse.add(v.name)
     return sparse
 

@@ -1,5 +1,5 @@
 // Block shapes of block-sparse relations (docs/sparse.md): a shape seen on another grid, which vertices skip
-// absent blocks, binding shapes to sparse inputs, and the graph file's `sparse` inputs.
+// absent blocks (sparse_rule), binding shapes to sparse inputs, and the graph file's `sparse` inputs.
 #include <einrel_BlockShape.hpp>
 #include <einrel_GraphFile.hpp>
 
@@ -29,22 +29,31 @@ TEST(BlockShape, OnAnotherGridABlockIsPresentWhenItOverlapsAPresentOne) {
   EXPECT_THROW(BlockShape(fine, std::vector<bool>(11)), Error);
 }
 
-TEST(BlockShape, OnlyZeroPreservingVerticesSkipAbsentBlocks) {
-  auto skips = [](const char* equation, std::size_t n, JoinOp join, AggOp agg, MapOp map) {
+TEST(BlockShape, ZeroPreservingVerticesKeepAbsentBlocks) {
+  auto rule = [](const char* equation, std::size_t n, JoinOp join, AggOp agg, MapOp map) {
     EinSum e = EinSum::parse(equation, n);
     e.join = join, e.agg = agg, e.map = map;
-    return skips_absent_blocks(e);
+    return sparse_rule(e);
   };
-  EXPECT_TRUE(skips("ij,jk->ik", 2, JoinOp::mul, AggOp::sum, {}));
-  EXPECT_TRUE(skips("ij,jk->ik", 2, JoinOp::mul, AggOp::sum, {MapKind::relu, 0}));
-  EXPECT_TRUE(skips("ij->ji", 1, JoinOp::mul, AggOp::max, {MapKind::scale, 3}));  // nothing aggregated
-  EXPECT_TRUE(skips("ij->i", 1, JoinOp::mul, AggOp::sum, {MapKind::square, 0}));
-  EXPECT_FALSE(skips("ij,ij->ij", 2, JoinOp::add, AggOp::sum, {}));             // a + 0 is a
-  EXPECT_FALSE(skips("ij,jk->ik", 2, JoinOp::mul, AggOp::max, {}));             // max over zeros is not nothing
-  EXPECT_FALSE(skips("ij->i", 1, JoinOp::mul, AggOp::sum, {MapKind::exp, 0}));  // exp(0) = 1
-  EXPECT_FALSE(skips("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::shift, 1}));
-  EXPECT_FALSE(skips("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::pow, 0}));
-  EXPECT_TRUE(skips("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::pow, 2}));
+  const SparseRule both = SparseRule::intersection, either = SparseRule::union_of_shapes, dense = SparseRule::dense;
+  EXPECT_EQ(rule("ij,jk->ik", 2, JoinOp::mul, AggOp::sum, {}), both);
+  EXPECT_EQ(rule("ij,jk->ik", 2, JoinOp::mul, AggOp::sum, {MapKind::relu, 0}), both);
+  EXPECT_EQ(rule("ij->ji", 1, JoinOp::mul, AggOp::max, {MapKind::scale, 3}), both);  // nothing aggregated
+  EXPECT_EQ(rule("ij->i", 1, JoinOp::mul, AggOp::sum, {MapKind::square, 0}), both);
+  EXPECT_EQ(rule("ij->ij", 1, JoinOp::add, AggOp::sum, {}), both);                 // a unary EinSum has no join
+  EXPECT_EQ(rule("ij,jk->ik", 2, JoinOp::mul, AggOp::max, {}), dense);             // max over zeros is not nothing
+  EXPECT_EQ(rule("ij->i", 1, JoinOp::mul, AggOp::sum, {MapKind::exp, 0}), dense);  // exp(0) = 1
+  EXPECT_EQ(rule("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::shift, 1}), dense);
+  EXPECT_EQ(rule("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::pow, 0}), dense);
+  EXPECT_EQ(rule("ij->ij", 1, JoinOp::mul, AggOp::sum, {MapKind::pow, 2}), both);
+  // The join of two zeros is zero: the union.
+  for (JoinOp join : {JoinOp::add, JoinOp::sub, JoinOp::max, JoinOp::min, JoinOp::sqdiff, JoinOp::absdiff})
+    EXPECT_EQ(rule("ij,ij->ij", 2, join, AggOp::sum, {MapKind::scale, 2}), either) << op_name(join);
+  EXPECT_EQ(rule("ij,ij->", 2, JoinOp::sqdiff, AggOp::sum, {}), either);
+  EXPECT_EQ(rule("ij,ij->i", 2, JoinOp::add, AggOp::max, {}), dense);  // max over zeros
+  EXPECT_EQ(rule("ij,ij->ij", 2, JoinOp::add, AggOp::sum, {MapKind::exp, 0}), dense);
+  EXPECT_EQ(rule("ij,ij->ij", 2, JoinOp::div, AggOp::sum, {}), dense);  // 0 / 0
+  EXPECT_EQ(rule("ij,ij->ij", 2, JoinOp::eq, AggOp::sum, {}), dense);   // (0 == 0) = 1
 }
 
 TEST(BlockShape, SparseInputsAreDeclaredInGraphFilesAndTakeTheirShapeBeforePlanning) {

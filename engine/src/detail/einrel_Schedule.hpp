@@ -71,8 +71,8 @@ class Schedule {
   // reading edge, no output, not carried; docs/engine.md "Streamed inputs").
   bool streamed(VertexId v) const { return streamed_[v]; }
   // The shape of a block-sparse value (docs/sparse.md): a sparse input's bound shape, or the output shape of
-  // a vertex that skips absent blocks and reads a sparse value; empty for a dense value. Its layout has no
-  // site for an absent block.
+  // a vertex whose sparse_rule keeps its sparse operands' absent blocks; empty for a dense value. Its layout has
+  // no site for an absent block.
   const std::optional<BlockShape>& shape(VertexId v) const { return shapes_[v]; }
   const MachineModel& model() const { return model_; }
   // The threshold block products were screened by (0: none), and over every vertex, the block products

@@ -28,15 +28,16 @@ class VertexSchedule {
  public:
   // Throws Error unless `output_order` is empty (the equation's order) or a permutation of the output labels.
   // `operand_shapes` (one per operand, null for a dense one; none at all for a dense vertex) are the shapes
-  // of the operands' values when the vertex skips absent blocks (skips_absent_blocks, docs/sparse.md): only
-  // the join tuples whose operand blocks are all present run, spread over the ranks so that each rank gets
-  // an even share of their flops (not of their number), in the same order; an output block no tuple feeds
-  // is absent, and an operand block no tuple reads has no site. A sliced vertex (Vertex::slice) runs the
-  // tuples of its pass alone, the same way; throws Error unless d cuts the label along the passes' chunks.
-  // With `screen` > 0, a contraction (join mul, agg sum, no map) of two operands whose shapes bound their
-  // blocks' norms skips the tuples whose operand norm bounds multiply to less than `screen`, and drops the
-  // output blocks whose remaining products' bounds sum to less (docs/sparse.md "Screening by norms"); its output
-  // shape bounds its blocks' norms by those sums.
+  // of the operands' values when the vertex keeps sparsity (sparse_rule, docs/sparse.md): only the join tuples
+  // whose operand blocks are all present (the intersection), or, for the union of sparse operands, those with
+  // any present, run, spread over the ranks so that each rank gets an even share of their flops (not of their
+  // number), in the same order; an output block no tuple feeds is absent, and an operand block no tuple reads
+  // has no site (one a running tuple reads where its value's block is absent is received as zeros). A sliced vertex
+  // (Vertex::slice) runs the tuples of its pass alone, the same way; throws Error unless d cuts the label along the
+  // passes' chunks. With `screen` > 0, a contraction (join mul, agg sum, no map) of two operands whose shapes bound
+  // their blocks' norms skips the tuples whose operand norm bounds multiply to less than `screen`, and drops the output
+  // blocks whose remaining products' bounds sum to less (docs/sparse.md "Screening by norms"); its output shape bounds
+  // its blocks' norms by those sums.
   VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
                  const std::string& output_order = {}, const std::vector<const BlockShape*>& operand_shapes = {},
                  double screen = 0);
@@ -49,7 +50,7 @@ class VertexSchedule {
   // The join tuples of d (present or not), and n_agg, the tuples per output block.
   Extent num_tuples() const { return num_tuples_; }
   Extent group_size() const { return group_size_; }
-  // Whether only some tuples run (the vertex skips absent blocks), and which: increasing.
+  // Whether only some tuples run (a sparse or sliced vertex), and which: increasing.
   bool sparse() const { return present_.has_value(); }
   const std::vector<Extent>& present_tuples() const { return *present_; }
   // The rank running tuple t (a present one).

@@ -12,12 +12,12 @@ namespace einrel::partition {
 bool has_block_shapes(const Graph& graph);
 
 // `partitions` cut along the block shapes (docs/sparse.md "Planning by shape"): walking the graph in order,
-// every vertex that skips absent blocks (skips_absent_blocks) and reads a sparse value cuts each label of
-// such an operand as that value's grid does, `coarsen` of its blocks in one (ceil; at least one part), so
-// that its join tuples are the present block pairs; its output is then sparse on the cut it gets. Other
-// labels and vertices keep their parts. A label two sparse operands cut differently takes the finer cut.
-// The engine's dry run then weighs these plans against the dense ones: which blocks run and the density
-// decide.
+// every vertex whose output is sparse by its sparse_rule (the intersection with a sparse operand, the union of
+// sparse operands) cuts each label of such an operand as that value's grid does, `coarsen` of its blocks in one
+// (ceil; at least one part), so that its join tuples are the present block pairs; its output is then sparse on
+// the cut it gets. Other labels and vertices keep their parts. A label two sparse operands cut differently
+// takes the finer cut. The engine's dry run then weighs these plans against the dense ones: which blocks run and
+// the density decide.
 std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector<PartitionVector>& partitions,
                                            Extent coarsen);
 
