@@ -92,10 +92,11 @@ commands:
 
   iterate GRAPH --steps N --carry P=P_next,... (--input IN.h5 | --random SEED) [--output OUT.h5]
       [--until NAME --tolerance TOL] [--checkpoint CK.h5 --checkpoint-every K] [--restart CK.h5]
-      [--report R.json] [planning and engine options as for train]
+      [--report R.json] [--screen EPS] [sparse options and planning and engine options as for run]
       Runs GRAPH again and again, each input P taking the value of vertex P_next after every step (kept
       distributed where the next step reads it), until step N, or until the 0-d vertex NAME is below TOL in
-      absolute value. Every K steps the carried values and the step count go to CK.h5; --restart CK.h5
+      absolute value. A sparse P is measured after every step (tiles below EPS dropped) and the next step
+      planned for its shape. Every K steps the carried values and the step count go to CK.h5; --restart CK.h5
       resumes from it on any number of ranks (N counts from the first step). OUT.h5 gets the last step's
       outputs and the carried values; the report the seconds of each step and the values of NAME.
 

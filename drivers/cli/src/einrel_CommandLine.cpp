@@ -154,7 +154,7 @@ void read_run_options(const ParsedArgs& p, RunOptions& options) {
   options.progress = option(p, "progress").has_value();
 }
 
-// The block-sparse options of `run` and `plan` (docs/sparse.md): --random-density (with --random SEED),
+// The block-sparse options of `run`, `plan` and `iterate` (docs/sparse.md): --random-density (with --random SEED),
 // --sparse-tile, --drop-zero-blocks.
 void read_sparse_options(const ParsedArgs& p, const std::optional<std::uint64_t>& random_seed, SparseOptions& options) {
   if (auto density = option(p, "random-density")) {
@@ -340,8 +340,9 @@ IterateOptions parse_iterate(const std::vector<std::string>& args) {
                                          "planner",      "cost-model",
                                          "transitions",  "comm-buffer-limit",
                                          "memory-limit", "objective",
-                                         "machine",      "screen"},
-                                  {"no-warm-memory"}, "iterate");
+                                         "machine",      "screen",
+                                         "sparse-tile",  "random-density"},
+                                  {"no-warm-memory", "drop-zero-blocks"}, "iterate");
   IterateOptions options;
   options.run.graph = graph_argument(p, "iterate");
   const char* usage = " (einrel iterate GRAPH --steps N --carry P=P_next,... --input IN.h5|--random SEED)";
@@ -370,6 +371,7 @@ IterateOptions parse_iterate(const std::vector<std::string>& args) {
   options.run.output = option(p, "output");
   options.run.report = option(p, "report");
   read_engine_options(p, options.run.engine);
+  read_sparse_options(p, options.run.random_seed, options.run.sparse);
   return options;
 }
 

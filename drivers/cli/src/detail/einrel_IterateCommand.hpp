@@ -28,12 +28,15 @@ struct IterateOptions {
 
 // Collective: runs a step graph again and again (docs/cli.md "iterate"): planned once with the carried pairs
 // (each P lives where P_next is made, so the values stay distributed between steps), executed until `steps`
-// steps are done or the 0-d output `until` falls below `tolerance` in absolute value. Every
-// `checkpoint_every` steps the carried values (as they enter the next step) and the step count go to the
-// checkpoint file, written anew each time (all or nothing); `restart` resumes from such a file on any number
-// of ranks, reading the carried values from it and every other input as at the start. After the last step,
-// --output gets the graph's outputs of that step and the carried values. Every failure is every rank's, with
-// no file left.
+// steps are done or the 0-d output `until` falls below `tolerance` in absolute value. Where a carried P is
+// block-sparse, its shape is measured after every step (engine::measure_shape on the tiles of its first
+// shape, tiles below --screen dropped) and each step is planned anew for those shapes, every input moved into
+// its plan's layouts (docs/sparse.md "Iterations"). Every
+// `checkpoint_every` steps the carried values (as they enter the next step, a sparse one with its mask) and the
+// step count go to the checkpoint file, written anew each time (all or nothing); `restart` resumes from such a
+// file on any number of ranks, reading the carried values from it and every other input as at the start. After
+// the last step, --output gets the graph's outputs of that step and the carried values. Every failure is every
+// rank's, with no file left.
 void iterate_graph(MPI_Comm comm, const IterateOptions& options, std::ostream& out);
 
 }  // namespace einrel::cli
