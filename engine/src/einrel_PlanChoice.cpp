@@ -52,7 +52,6 @@ class PlanCosting {
     if (sliced) proposed_by += ", " + sliced->describe();
     return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule), std::move(dry), std::move(sliced)};
   }
-  const Graph& graph() const { return graph_; }
   bool carries() const { return !carried_.empty(); }
   double objective(const partition::Plan& plan, const Traffic& dry) const {
     switch (options_.objective) {
