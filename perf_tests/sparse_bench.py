@@ -2,7 +2,8 @@
 """Block-sparse relations (docs/sparse.md) against the same graphs dense and against scipy's sparse product.
 
 For each benchmark and block density (1, 10, 50, 100 %), alternating the sides `--reps` times and taking
-medians:
+medians of the reports' `evaluation_seconds` (the inputs are generated before the evaluation,
+`--input-reads move`, so generating them and taking memory count on neither side):
 - einrel sparse: `einrel run G --random 1 --random-density D --sparse-tile T` on R ranks (the graph's inputs
   declared `sparse`);
 - einrel dense: the same graph with dense inputs, same R;
@@ -11,9 +12,11 @@ medians:
   warm, conversion excluded (up to --scipy-max-density: its cost grows with the square of the density).
 Benchmarks: a product S×S (the issue's bar case at S = 4096, R = 2), a chain (A·B)·C at S/2, and the 4-index
 contraction abij,cdab->cdij with extents E. Prints CSV: bench,density,einrel_sparse_s,einrel_dense_s,
-dense_over_sparse,scipy_s,scipy_over_sparse,flops_done,flops_dense,floats_moved,predicted,peak_block_bytes,
-peak_dense,peak_ratio. flops_done and flops_dense are the reports' flops of the kernel calls that ran
-(2 per multiply-add); floats_moved and the dry run's prediction come from the sparse run's report; peaks are the busiest
+dense_over_sparse,scipy_s,scipy_over_sparse,flops_done,flops_dense,efficiency,floats_moved,predicted,
+peak_block_bytes,peak_dense,peak_ratio. flops_done and flops_dense are the reports' flops of the kernel calls that
+ran (2 per multiply-add); efficiency = dense s × flops_done / flops_dense ÷ sparse s (flops_done is the
+structural count where the plan cuts along the shapes; perf_tests/sparse_sweep.py counts it from the masks);
+floats_moved and the dry run's prediction come from the sparse run's report; peaks are the busiest
 rank's block bytes. scipy_over_sparse compares scipy on one core with einrel on R ranks. A first comment line
 gives numpy's one-thread dgemm rate (its own process), against which the dense einrel side is checked.
 
@@ -87,7 +90,8 @@ def flops(report):
 
 def run(args, graph, extra):
     report = graph + ".json"
-    cmd = [args.mpiexec, "-n", str(args.ranks), args.einrel, "run", graph, "--random", "1", "--report", report] + extra
+    cmd = [args.mpiexec, "-n", str(args.ranks), args.einrel, "run", graph, "--random", "1", "--input-reads", "move",
+           "--report", report] + extra
     subprocess.run(cmd, check=True, capture_output=True)
     with open(report) as f:
         return json.load(f)
@@ -113,7 +117,7 @@ def main():
     print(f"# numpy one-thread dgemm {args.scale}³: {numpy_dgemm_rate(args.scale) / 1e9:.1f} GFLOP/s per core "
           "(the dense peer's absolute check: einrel dense GFLOP/s per core = flops_dense / einrel_dense_s / ranks)")
     print("bench,density,einrel_sparse_s,einrel_dense_s,dense_over_sparse,scipy_s,scipy_over_sparse,flops_done,"
-          "flops_dense,floats_moved,predicted,peak_block_bytes,peak_dense,peak_ratio", flush=True)
+          "flops_dense,efficiency,floats_moved,predicted,peak_block_bytes,peak_dense,peak_ratio", flush=True)
     with tempfile.TemporaryDirectory() as work:
         for bench, text in graphs(args.scale, args.four_extent).items():
             if bench not in args.bench:
@@ -129,16 +133,18 @@ def main():
                 for _ in range(args.reps):
                     rs = run(args, sparse_graph, ["--random-density", str(density), "--sparse-tile", str(tile)])
                     rd = run(args, dense_graph, [])
-                    sp.append(rs["total_seconds"])
-                    de.append(rd["total_seconds"])
+                    sp.append(rs["evaluation_seconds"])
+                    de.append(rd["evaluation_seconds"])
                     if density <= args.scipy_max_density:
                         sc.append(scipy_seconds(bench, args.scale, args.four_extent, tile, density, rng))
                 s, d = statistics.median(sp), statistics.median(de)
                 c = statistics.median(sc) if sc else float("nan")
                 peak = max(r["peak_block_bytes"] for r in rs["ranks"])
                 peak_d = max(r["peak_block_bytes"] for r in rd["ranks"])
+                # dense s × (flops done / dense flops) / sparse s: 1 where the sparse run does its flops at the dense rate
+                efficiency = d * flops(rs) / flops(rd) / s if s > 0 else float("nan")
                 print(f"{bench},{density},{s:.4f},{d:.4f},{d / s:.1f},{c:.4f},{c / s:.1f},{flops(rs):.3e},"
-                      f"{flops(rd):.3e},{rs['floats_moved']},{rs['predicted_cost']},{peak},{peak_d},"
+                      f"{flops(rd):.3e},{efficiency:.3f},{rs['floats_moved']},{rs['predicted_cost']},{peak},{peak_d},"
                       f"{peak / peak_d:.3f}", flush=True)
 
 
