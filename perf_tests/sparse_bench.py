@@ -27,11 +27,12 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
+
+from numpy_peer import numpy_dgemm_rate
 import scipy.sparse
 
 
@@ -68,19 +69,6 @@ def scipy_seconds(bench, s, e, tile, density, rng):
         start = time.perf_counter()
         v @ t
     return time.perf_counter() - start
-
-
-def numpy_dgemm_rate(n):
-    """numpy's one-thread n³ dgemm in its own process, warm, median of 3: the machine's BLAS rate per core,
-    the absolute check on the dense einrel peer."""
-    code = ("import numpy as np, time, statistics\n"
-            f"a = np.random.default_rng(1).uniform(-1, 1, ({n}, {n})); b = a.copy(); a @ b\n"
-            "t = []\n"
-            "for _ in range(3):\n    s = time.perf_counter(); a @ b; t.append(time.perf_counter() - s)\n"
-            f"print(2 * {n}**3 / statistics.median(t))")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                                check=True).stdout)
 
 
 def flops(report):

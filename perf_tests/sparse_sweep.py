@@ -30,24 +30,14 @@ import tempfile
 import h5py
 import numpy as np
 
+from numpy_peer import numpy_dgemm_rate
+
 # The product of --n and the chain (A B) C of --n / 2, as sparse_bench.py runs them; {s} is " sparse" or "".
 GRAPHS = {
     "product": "input A f64[{n},{n}]{s}\ninput B f64[{n},{n}]{s}\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n",
     "chain": "input A f64[{n},{n}]{s}\ninput B f64[{n},{n}]{s}\ninput C f64[{n},{n}]{s}\n"
              "AB = einsum(\"ij,jk->ik\", A, B)\nABC = einsum(\"ik,kl->il\", AB, C)\noutput ABC\n",
 }
-
-
-def numpy_dgemm_rate(n):
-    """numpy's one-thread n³ dgemm in its own process, warm, median of 3."""
-    code = ("import numpy as np, time, statistics\n"
-            f"a = np.random.default_rng(1).uniform(-1, 1, ({n}, {n})); b = a.copy(); a @ b\n"
-            "t = []\n"
-            "for _ in range(3):\n    s = time.perf_counter(); a @ b; t.append(time.perf_counter() - s)\n"
-            f"print(2 * {n}**3 / statistics.median(t))")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                                check=True).stdout)
 
 
 def write_inputs(path, names, n, tile, density, rng):
