@@ -131,8 +131,6 @@ void iterate_graph(MPI_Comm user_comm, const IterateOptions& options, std::ostre
           {graph.vertex(w).name, BlockGrid(graph.vertex(w).bound, graph.vertex(w).shape->grid().parts()), {}, {}});
   const bool replan = !sparse.empty();
   const double threshold = options.run.engine.screen;
-  std::vector<std::pair<std::string, std::string>> carried_names;  // (P, P_next)
-  for (const auto& [w, next] : carried) carried_names.emplace_back(graph.vertex(w).name, graph.vertex(next).name);
 
   engine::PipelineOptions engine(options.run.engine);
   engine.failure = failure_injection();
@@ -167,7 +165,7 @@ void iterate_graph(MPI_Comm user_comm, const IterateOptions& options, std::ostre
       all = last->values;
     }
     std::vector<bool> masked(session->graph().size(), false);
-    for (const auto& [name, next_name] : carried_names) {
+    for (const auto& [name, next_name] : options.carry) {
       all[id(name)] = values[id(name)];
       written.emplace_back(name, id(name));
       masked[id(name)] = session->graph().vertex(id(name)).sparse;
@@ -195,7 +193,7 @@ void iterate_graph(MPI_Comm user_comm, const IterateOptions& options, std::ostre
     }
     const double planned = MPI_Wtime() - start;
     last = session->execute(Exec{}, values);
-    for (const auto& [name, next_name] : carried_names) values[id(name)] = last->values[id(next_name)];
+    for (const auto& [name, next_name] : options.carry) values[id(name)] = last->values[id(next_name)];
     if (replan) measure(true);
     const double mine = MPI_Wtime() - start;
     double slowest[2] = {0, 0}, times[2] = {mine, planned};
