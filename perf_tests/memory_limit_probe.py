@@ -23,7 +23,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--einrel", required=True)
     ap.add_argument("--graphs", nargs="*",
-                    default=[g for g in sorted(glob.glob("drivers/examples/*.ein")) if "sparse" not in g])
+                    default=[g for g in sorted(glob.glob("drivers/examples/*.ein"))
+                             if not re.search(r"^input .*\bsparse\b", open(g).read(), re.M)])
     ap.add_argument("--ranks", nargs="*", type=int, default=[1, 2, 3, 4])
     ap.add_argument("--fractions", nargs="*", type=int, default=[2, 4, 8])
     ap.add_argument("--mpiexec", default="mpiexec.mpich")

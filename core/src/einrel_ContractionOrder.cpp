@@ -53,7 +53,9 @@ bool single(Subset s) { return (s & (s - 1)) == 0; }
 
 class SubsetSearch {
  public:
-  SubsetSearch(const ResolvedEinSum& r, bool all_splits) : r_(r), n_(r.arity()), full_((Subset{1} << n_) - 1) {
+  // `written_weight`: what each element of an intermediate written costs beside the flops (0: flops alone).
+  SubsetSearch(const ResolvedEinSum& r, bool all_splits, double written_weight = 0)
+      : r_(r), n_(r.arity()), full_((Subset{1} << n_) - 1), written_weight_(written_weight) {
     const std::string& unique = r.unique_labels();
     for (std::size_t l = 0; l < unique.size(); ++l) extent_.push_back(static_cast<double>(r.extent(unique[l])));
     for (std::size_t byte = 0; byte < byte_size_.size(); ++byte)
@@ -116,7 +118,8 @@ class SubsetSearch {
         // order, and each connected group is searched by itself).
         if (base < best_[s] && (all_splits || (all[a] & all[b]) != 0)) {
           const Mask pair = kept_[a] | kept_[b];
-          const double flops = base + size(pair) * ((pair & ~kept_[s]) != 0 ? 2 : 1);
+          const double flops = base + size(pair) * ((pair & ~kept_[s]) != 0 ? 2 : 1) +
+                               (written_weight_ > 0 ? written_weight_ * size(kept_[s]) : 0);
           if (flops < best_[s]) {
             best_[s] = flops;
             split_[s] = a;
@@ -168,6 +171,7 @@ class SubsetSearch {
   const ResolvedEinSum& r_;
   std::size_t n_;
   Subset full_;
+  double written_weight_;
   std::vector<double> extent_;
   std::array<std::array<double, 256>, 8> byte_size_{};
   std::vector<Mask> kept_;
@@ -175,8 +179,8 @@ class SubsetSearch {
   std::vector<Subset> split_;
 };
 
-std::vector<NaryStep> subset_order(const ResolvedEinSum& r, bool all_splits) {
-  const SubsetSearch search(r, all_splits);
+std::vector<NaryStep> subset_order(const ResolvedEinSum& r, bool all_splits, double written_weight = 0) {
+  const SubsetSearch search(r, all_splits, written_weight);
   const EinSum& e = r.einsum();
   StepList list{e.inputs, {}};
   std::vector<Subset> slot;  // the operands each slot holds
@@ -314,6 +318,26 @@ ContractionOrder contraction_order(const ResolvedEinSum& resolved) {
   ContractionOrder order = costed_order(resolved, subset_order(resolved, exhaustive));
   order.method = exhaustive ? "exhaustive" : "dp";
   return order;
+}
+
+std::vector<ContractionOrder> contraction_orders(const ResolvedEinSum& resolved) {
+  std::vector<ContractionOrder> orders{contraction_order(resolved)};
+  if (resolved.arity() > alternative_operands || resolved.unique_labels().size() > 64) return orders;
+  // opt_einsum's "combo" weighs an element written as 64 flops; the second weight makes the elements written
+  // the measure and the flops a tie-break.
+  const std::pair<double, const char*> weights[] = {{64, "combo"}, {1e9, "size"}};
+  for (const auto& [weight, method] : weights) {
+    ContractionOrder order = costed_order(resolved, subset_order(resolved, true, weight));
+    order.method = method;
+    const bool seen = std::any_of(orders.begin(), orders.end(), [&](const ContractionOrder& o) {
+      return std::equal(o.steps.begin(), o.steps.end(), order.steps.begin(), order.steps.end(),
+                        [](const NaryStep& a, const NaryStep& b) {
+                          return a.first == b.first && a.second == b.second && a.labels == b.labels;
+                        });
+    });
+    if (!seen) orders.push_back(std::move(order));
+  }
+  return orders;
 }
 
 }  // namespace einrel

@@ -17,6 +17,8 @@
 
 namespace einrel {
 
+struct ContractionOrder;  // einrel_ContractionOrder.hpp
+
 using VertexId = std::size_t;
 
 // One pass of a label sliced across part of a graph (einrel_Slicing.hpp): the vertex runs only the join tuples
@@ -55,10 +57,13 @@ struct Vertex {
 // the order of fewest flops that contraction_order found, by its `method` (exhaustive, dp or greedy).
 struct NaryEinsum {
   std::string equation;
-  std::vector<VertexId> steps;  // the binary vertices in order; the last holds the result
+  std::vector<VertexId> steps;  // the binary vertices in order, consecutive; the last holds the result
   std::string method;
   double flops = 0;                 // counted as opt_einsum counts them (einrel_ContractionOrder.hpp)
   double largest_intermediate = 0;  // elements
+  EinSum einsum;                    // as written, with its operands
+  std::vector<VertexId> operands;
+  SourceLocation origin;
 };
 
 // How the builder API applies an einsum: its ops and, optionally, the vertex name (generated when
@@ -112,6 +117,9 @@ class Graph {
   std::optional<VertexId> find(std::string_view name) const;
   // The n-ary einsums of the graph, in the order they were added.
   const std::vector<NaryEinsum>& nary_einsums() const { return nary_; }
+  // This graph with n-ary einsum `nary` split in `order` (one of contraction_orders(), the planner's
+  // alternatives): the same vertices, names and ids, its steps computing the same result another way.
+  Graph with_order(std::size_t nary, const ContractionOrder& order) const;
 
  private:
   void check_new_name(const std::string& name) const;
@@ -121,6 +129,9 @@ class Graph {
   ResolvedEinSum resolve_operands(const EinSum& einsum, const std::vector<VertexId>& operands) const;
   VertexId add_nary(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
                     const SourceLocation& origin);
+  // Adds the binary vertices of `order`, the last named `name`, and returns their record.
+  NaryEinsum add_steps(const std::string& name, const EinSum& einsum, const std::vector<VertexId>& operands,
+                       const SourceLocation& origin, const ContractionOrder& order);
 
   std::vector<Vertex> vertices_;
   std::vector<VertexId> outputs_;

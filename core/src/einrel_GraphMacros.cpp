@@ -20,28 +20,49 @@ VertexId Graph::add_nary(const std::string& name, const EinSum& e, const std::ve
                 std::string(op_name(e.join)) + ", agg=" + std::string(op_name(e.agg)) + ", map=" + map_spelling(e.map));
   // Resolving reports a mismatch at the operand the user wrote.
   const ContractionOrder order = contraction_order(resolve_operands(e, operands));
-  const std::vector<NaryStep>& steps = order.steps;
-  NaryEinsum record{e.equation(), {}, order.method, order.flops, order.largest_intermediate};
+  nary_.push_back(add_steps(name, e, operands, origin, order));
+  return nary_.back().steps.back();
+}
 
+NaryEinsum Graph::add_steps(const std::string& name, const EinSum& e, const std::vector<VertexId>& operands,
+                            const SourceLocation& origin, const ContractionOrder& order) {
+  const std::vector<NaryStep>& steps = order.steps;
+  NaryEinsum record{e.equation(), {}, order.method, order.flops, order.largest_intermediate, e, operands, origin};
   std::vector<VertexId> current = operands;
   std::vector<std::string> labels = e.inputs;
-  VertexId result = 0;
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const NaryStep& step = steps[s];
     EinSum pair = e;
     pair.inputs = {labels[step.first], labels[step.second]};
     pair.output = step.labels;
     const bool last = s + 1 == steps.size();
-    result = add_einsum(last ? name : name + "__" + std::to_string(s + 1), pair,
-                        {current[step.first], current[step.second]}, origin);
+    const VertexId result = add_einsum(last ? name : name + "__" + std::to_string(s + 1), pair,
+                                       {current[step.first], current[step.second]}, origin);
     record.steps.push_back(result);
     current[step.first] = result;
     labels[step.first] = step.labels;
     current.erase(current.begin() + static_cast<std::ptrdiff_t>(step.second));
     labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(step.second));
   }
-  nary_.push_back(std::move(record));
-  return result;
+  return record;
+}
+
+Graph Graph::with_order(std::size_t nary, const ContractionOrder& order) const {
+  const NaryEinsum& n = nary_.at(nary);
+  const VertexId first = n.steps.front(), last = n.steps.back();
+  if (order.steps.size() != n.steps.size() || last - first + 1 != n.steps.size())
+    throw Error("an order of " + std::to_string(order.steps.size() + 1) + " operands does not fit '" + n.equation +
+                "'");
+  // The steps are consecutive vertices: those before and after them keep their ids.
+  Graph g = *this;
+  for (VertexId v = first; v < vertices_.size(); ++v) g.names_.erase(vertices_[v].name);
+  g.vertices_.resize(first);
+  g.nary_[nary] = g.add_steps(vertices_[last].name, n.einsum, n.operands, n.origin, order);
+  for (VertexId v = last + 1; v < vertices_.size(); ++v) {
+    g.vertices_.push_back(vertices_[v]);
+    g.names_.emplace(vertices_[v].name, v);
+  }
+  return g;
 }
 
 VertexId Graph::softmax(VertexId x, const std::string& name_or_empty, SourceLocation origin) {

@@ -32,8 +32,11 @@ struct Options {
   std::string planner = "eindecomp";  // --planner: one of partition::planner_names()
   partition::CostModel cost_model = partition::CostModel::engine;  // --cost-model
   Objective objective = Objective::makespan;                       // --objective
-  MachineModel machine;                                            // --machine FILE (einrel calibrate)
-  TransitionPolicy transitions = TransitionPolicy::automatic;      // --transitions
+  // --order planned|graph: whether the planner weighs other orders of the graph's n-ary einsums with the
+  // partitions (makespan objective only; docs/planner.md "Contraction order") or keeps the graph's (fewest flops).
+  bool plan_order = true;
+  MachineModel machine;                                        // --machine FILE (einrel calibrate)
+  TransitionPolicy transitions = TransitionPolicy::automatic;  // --transitions
   std::optional<std::size_t> memory_limit;  // --memory-limit: bytes per rank the plan must fit (choose_plan)
   // --screen EPS: block products of operand norms below EPS are skipped and result blocks whose norm bound is
   // below it dropped (docs/sparse.md "Screening by norms"); 0: none.

@@ -1,11 +1,15 @@
 #include <einrel_DryRun.hpp>
+#include <einrel_EinDecomp.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_PlanChoice.hpp>
 #include <einrel_ShapeAligned.hpp>
 #include <einrel_SlicedPartitions.hpp>
 
+#include <einrel_ContractionOrder.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <string>
 
@@ -41,6 +45,27 @@ class PlanCosting {
     if (!carried_.empty()) partition::plan_carried(graph_, plan, carried_);
     return plan;
   }
+  // EinDecomp's memory-constrained search at p (partition::eindecomp_within) for `budget` bytes per rank by its
+  // memory model; nothing when it finds no plan within it.
+  std::optional<partition::Plan> make_within(Extent p, double budget) const {
+    std::optional<partition::Partitioning> chosen =
+        partition::eindecomp_within(graph_, p, options_.cost_model, memory_budget(budget));
+    if (!chosen) return std::nullopt;
+    partition::Plan plan{"eindecomp", options_.cost_model,          p, std::move(chosen->partitions), {},
+                         0,           chosen->partitions_considered};
+    partition::cost_plan(graph_, plan);
+    if (!carried_.empty()) partition::plan_carried(graph_, plan, carried_);
+    return plan;
+  }
+  // The peak of `plan` by that search's memory model; nothing where its vectors are not the search's (a cut along
+  // block shapes).
+  std::optional<double> model_peak(const partition::Plan& plan) const {
+    try {
+      return partition::memory_model_peak(graph_, plan.partitions, plan.procs, options_.cost_model, memory_budget(0));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
   // The plan's schedule on the ranks under `policy`, and its dry run; of `sliced`'s graph where given (the plan
   // is then one for that graph).
   FittedPlan cost(partition::Plan plan, TransitionPolicy policy, std::shared_ptr<const SlicedGraph> sliced = {}) const {
@@ -50,7 +75,8 @@ class PlanCosting {
                          : engine::dry_run(graph, schedule, options_.exchange_limits(), &call_costs_);
     std::string proposed_by = plan.planner;
     if (sliced) proposed_by += ", " + sliced->describe();
-    return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule), std::move(dry), std::move(sliced)};
+    return {std::move(plan), std::move(proposed_by), false, {}, std::move(schedule),
+            std::move(dry),  std::move(sliced),      {}};
   }
   bool carries() const { return !carried_.empty(); }
   double objective(const partition::Plan& plan, const Traffic& dry) const {
@@ -153,6 +179,25 @@ class PlanCosting {
   }
 
  private:
+  // The memory model's budget on these ranks, with the kernels' temporaries of a call as the dry run counts them.
+  partition::MemoryBudget memory_budget(double bytes) const {
+    partition::MemoryBudget budget{
+        bytes, static_cast<Extent>(ranks_), {}, streamed_inputs(graph_, options_.input_reads, carried_)};
+    budget.call_bytes = [this](VertexId v, const std::vector<Extent>& parts) {
+      const ResolvedEinSum& r = graph_.resolved(v);
+      std::vector<Bound> blocks;
+      for (const std::string& labels : r.einsum().inputs) {
+        Bound block;
+        const std::vector<std::size_t> at = r.positions(labels);
+        for (std::size_t k = 0; k < labels.size(); ++k)
+          block.push_back((r.extent(labels[k]) + parts[at[k]] - 1) / parts[at[k]]);
+        blocks.push_back(std::move(block));
+      }
+      return static_cast<double>(call_costs_.scratch_bytes(v, blocks, false));
+    };
+    return budget;
+  }
+
   const Graph& graph_;
   int ranks_;
   const Options& options_;
@@ -182,6 +227,10 @@ constexpr int max_memory_doublings = 10;
 // intermediates first, each along every dimension, in as many passes as each divisor of the extent up to this.
 constexpr std::size_t max_sliced_values = 3;
 constexpr Extent max_slicing_passes = 64;
+
+// The memory-constrained search (docs/planner.md "Memory-constrained search") runs at most this many times per p,
+// its budget the limit calibrated by how the model and the dry run compare.
+constexpr int max_budget_corrections = 4;
 
 struct SlicingCandidate {
   VertexId value;
@@ -273,6 +322,10 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
   };
   const Extent procs = requested.plan.procs;
   bases.push_back(requested.plan);
+  // How the memory-constrained search's model compares with the dry run, on the requested plan: model / dry run.
+  double model_ratio = 0;
+  if (const std::optional<double> model = costing.model_peak(requested.plan); model && estimate(requested).peak > 0)
+    model_ratio = *model / static_cast<double>(estimate(requested).peak);
   if (auto fit = fitting(std::move(requested))) return std::move(fit->first);
 
   std::vector<std::string> planners{options.planner};
@@ -291,6 +344,25 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
     for (const std::string& planner : planners) {
       if (p == procs && planner == options.planner) continue;  // `requested`, which does not fit
       keep(fitting(costing.cost(costing.make(p, planner, options.cost_model), policies[0])), best);
+    }
+    // EinDecomp's memory-constrained search, its model calibrated by the dry run: the budget is the limit scaled by
+    // the model's peak over the dry run's, of the requested plan first and then of each plan it finds that does
+    // not fit, until one fits or the budget stops changing.
+    for (int attempt = 0; attempt < max_budget_corrections && model_ratio > 0; ++attempt) {
+      const double budget = 0.98 * model_ratio * static_cast<double>(*memory_limit);
+      std::optional<partition::Plan> plan = costing.make_within(p, budget);
+      if (!plan) break;
+      const std::optional<double> model = costing.model_peak(*plan);
+      FittedPlan costed = costing.cost(std::move(*plan), policies[0]);
+      costed.proposed_by = "eindecomp (memory-constrained search)";
+      const std::size_t peak = estimate(costed).peak;
+      std::optional<std::pair<FittedPlan, Estimate>> fit = fitting(std::move(costed));
+      const bool fits = fit.has_value();
+      keep(std::move(fit), best);
+      if (fits || !model || peak == 0) break;
+      const double ratio = *model / static_cast<double>(peak);
+      if (ratio >= model_ratio) break;  // the same budget or a larger one: the same plan again
+      model_ratio = ratio;
     }
     if (level == 2 && !costing.carries())  // the plans at p..4p tried: now with a label sliced
       for (const partition::Plan& base : std::vector<partition::Plan>(bases))
@@ -324,7 +396,11 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
 
 }  // namespace
 
-FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried) {
+namespace {
+
+// The plan of `graph` in the order its n-ary einsums were split: choose_plan without the orders' search.
+FittedPlan plan_in_graph_order(const Graph& graph, int ranks, const Options& options,
+                               const partition::Carried& carried) {
   const Extent procs = options.procs ? *options.procs : partition::procs_for_ranks(ranks);
   const PlanCosting costing(graph, ranks, options, carried);
   FittedPlan fitted = fit_memory(graph, ranks, options, costing.requested(procs, options.planner), costing);
@@ -332,6 +408,57 @@ FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, co
   if (fitted.procs_reason.empty() && fitted.plan.procs != ranks && options.procs)
     fitted.procs_reason = "set by --procs";
   return fitted;
+}
+
+// Another order of an n-ary einsum replaces the one kept so far only where its plan is estimated this much faster:
+// orders differ in flops and in the shapes of their calls, and the model's rates for small or thin calls are
+// not finer than that (docs/planner.md "Contraction order").
+constexpr double order_margin = 0.05;
+
+// The candidate orders of n-ary einsum `k` of `graph` other than the one it has (contraction_orders' first).
+std::vector<ContractionOrder> other_orders(const Graph& graph, std::size_t k) {
+  const NaryEinsum& n = graph.nary_einsums()[k];
+  std::vector<Bound> bounds;
+  for (VertexId operand : n.operands) bounds.push_back(graph.vertex(operand).bound);
+  std::vector<ContractionOrder> orders = contraction_orders(resolve(n.einsum, bounds));
+  orders.erase(orders.begin());
+  return orders;
+}
+
+}  // namespace
+
+FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried) {
+  if (graph.nary_einsums().empty() || options.objective != Objective::makespan || !options.plan_order)
+    return plan_in_graph_order(graph, ranks, options, carried);
+  // Each n-ary einsum in turn, in each of its other orders with the orders chosen so far for the others; an
+  // order whose plan is estimated faster is kept. Where nothing fits a memory limit in the graph's own order,
+  // another order may; the error is the graph order's where none does.
+  std::optional<FittedPlan> best;
+  std::exception_ptr error;
+  try {
+    best = plan_in_graph_order(graph, ranks, options, carried);
+  } catch (const Error&) {
+    error = std::current_exception();
+  }
+  std::shared_ptr<const Graph> chosen;  // the graph with the orders kept so far; null: `graph`
+  for (std::size_t k = 0; k < graph.nary_einsums().size(); ++k) {
+    const std::shared_ptr<const Graph> held = chosen;  // `chosen` may change below; its graph must not go
+    const Graph& base = held ? *held : graph;
+    for (const ContractionOrder& order : other_orders(base, k)) {
+      auto reordered = std::make_shared<const Graph>(base.with_order(k, order));
+      try {
+        FittedPlan fitted = plan_in_graph_order(*reordered, ranks, options, carried);
+        if (!best || fitted.estimated_seconds() < (1 - order_margin) * best->estimated_seconds()) {
+          fitted.reordered = reordered;
+          best = std::move(fitted);
+          chosen = std::move(reordered);
+        }
+      } catch (const Error&) {  // does not fit the memory limit either
+      }
+    }
+  }
+  if (!best) std::rethrow_exception(error);
+  return std::move(*best);
 }
 
 }  // namespace einrel::engine

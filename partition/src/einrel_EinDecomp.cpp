@@ -5,6 +5,7 @@
 #include <einrel_PlanSearch.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace einrel::partition {
 namespace {
@@ -14,6 +15,8 @@ using search::Search;
 // Refinement stops after this many sweeps even if the last one still improved (every accepted move
 // strictly lowers the total, so it would stop anyway; the cap bounds the planning time).
 constexpr int max_refine_sweeps = 8;
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
 
 // The longest path (in vertices) through unplanned EinSum vertices, the first by vertex order on ties.
 std::vector<VertexId> longest_unplanned_path(const Search& s) {
@@ -39,11 +42,11 @@ std::vector<VertexId> longest_unplanned_path(const Search& s) {
 }
 
 // §8.4: plans the longest unplanned path by the dynamic program, then the next, until every vertex is
-// planned. Returns the paths in the order planned.
+// planned. Returns the paths in the order planned; none where some path has no plan within the memory budget.
 std::vector<std::vector<VertexId>> linearize(Search& s) {
   std::vector<std::vector<VertexId>> paths;
   for (auto path = longest_unplanned_path(s); !path.empty(); path = longest_unplanned_path(s)) {
-    s.optimize_path(path);
+    if (!s.optimize_path(path) || !s.within_budget()) return {};  // nothing within the memory budget
     paths.push_back(std::move(path));
   }
   return paths;
@@ -79,8 +82,8 @@ void refine(Search& s, const std::vector<std::vector<VertexId>>& blocks) {
       const double before = s.block_cost(block, in_block);
       const std::vector<int> kept = s.choices();
       for (VertexId v : block) s.unplan(v);
-      s.optimize_path(block);
-      if (s.block_cost(block, in_block) < before * (1 - 1e-12)) {
+      // Under a memory budget a move must also keep the consumers planned earlier within it.
+      if (s.optimize_path(block) && s.within_budget() && s.block_cost(block, in_block) < before * (1 - 1e-12)) {
         for (VertexId v : block)
           if (s.choices()[v] != kept[v]) touch(v);
         stale[b] = false;  // just optimized against the current neighbours
@@ -123,14 +126,24 @@ Partitioning eindecomp_linearized(const Graph& graph, Extent p, CostModel model,
   return {s.partitions(), s.considered()};
 }
 
-Partitioning eindecomp(const Graph& graph, Extent p, CostModel model) {
-  if (is_tree_shaped(graph)) return eindecomp_tree(graph, p, model);
-  // The refined linearization, and the same refinement started from every baseline's plan: the cheapest.
-  Search s(graph, p, model);
-  const auto blocks = refinement_blocks(graph, linearize(s));
-  refine(s, blocks);
-  std::vector<int> best = s.choices();
-  double best_cost = s.total_cost();
+namespace {
+
+// EinDecomp on `s`, a search with or without a memory budget: the dynamic program on trees; elsewhere the refined
+// linearization, and the same refinement started from the greedy plan and from every baseline's plan (those
+// within the budget): the cheapest. Nothing where no plan within the budget was found.
+std::optional<Partitioning> eindecomp_search(Search& s, Extent p) {
+  const Graph& graph = s.graph();
+  if (!s.fits()) return std::nullopt;
+  if (is_tree_shaped(graph)) {
+    s.optimize_tree();
+    if (!s.fits()) return std::nullopt;
+    return Partitioning{s.partitions(), s.considered()};
+  }
+  const auto paths = linearize(s);
+  const bool linearized = !paths.empty();
+  const auto blocks = refinement_blocks(graph, paths);
+  std::optional<std::vector<int>> best;
+  double best_cost = infinity;
   auto keep_if_cheaper = [&] {
     refine(s, blocks);
     if (s.total_cost() < best_cost * (1 - 1e-12)) {
@@ -138,19 +151,40 @@ Partitioning eindecomp(const Graph& graph, Extent p, CostModel model) {
       best_cost = s.total_cost();
     }
   };
+  if (linearized) keep_if_cheaper();
   s.optimize_greedily();
-  keep_if_cheaper();
-  for (auto baseline : {sqrt_baseline, data_baseline}) {
-    s.set_partitions(baseline(graph, p).partitions);
-    keep_if_cheaper();
-  }
+  if (s.fits() && s.within_budget()) keep_if_cheaper();
+  std::vector<std::vector<PartitionVector>> restarts{sqrt_baseline(graph, p).partitions,
+                                                     data_baseline(graph, p).partitions};
   if (const auto roles = layer_roles(graph))
-    for (const Partitioning& baseline : llm_baselines(graph, p, *roles)) {
-      s.set_partitions(baseline.partitions);
-      keep_if_cheaper();
-    }
-  s.set_choices(best);
-  return {s.partitions(), s.considered()};
+    for (Partitioning& baseline : llm_baselines(graph, p, *roles)) restarts.push_back(std::move(baseline.partitions));
+  for (const std::vector<PartitionVector>& restart : restarts) {
+    s.set_partitions(restart);
+    if (s.within_budget()) keep_if_cheaper();
+  }
+  if (!best) return std::nullopt;
+  s.set_choices(*best);
+  return Partitioning{s.partitions(), s.considered()};
+}
+
+}  // namespace
+
+Partitioning eindecomp(const Graph& graph, Extent p, CostModel model) {
+  Search s(graph, p, model);
+  return *eindecomp_search(s, p);
+}
+
+std::optional<Partitioning> eindecomp_within(const Graph& graph, Extent p, CostModel model,
+                                             const MemoryBudget& budget) {
+  Search s(graph, p, model, &budget);
+  return eindecomp_search(s, p);
+}
+
+double memory_model_peak(const Graph& graph, const std::vector<PartitionVector>& partitions, Extent p, CostModel model,
+                         const MemoryBudget& budget) {
+  Search s(graph, p, model, &budget);
+  s.set_partitions(partitions);
+  return s.peak_bytes();
 }
 
 }  // namespace einrel::partition

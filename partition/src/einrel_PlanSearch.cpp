@@ -98,7 +98,8 @@ int Table::argmin() const {
   return best_output;
 }
 
-Table step(const Candidates& cand, const std::vector<Source>& sources, const std::vector<FixedConsumer>& consumers) {
+Table step(const Candidates& cand, const std::vector<Source>& sources, const std::vector<FixedConsumer>& consumers,
+           const Room& room) {
   const std::size_t arity = sources.size();
   std::vector<double> consumer_cost(cand.outputs.size(), 0);
   for (std::size_t o = 0; o < cand.outputs.size(); ++o)
@@ -127,45 +128,77 @@ Table step(const Candidates& cand, const std::vector<Source>& sources, const std
         largest = std::max(largest, (*sources[k].costs)(top, j));
       reach += largest;
     }
+    // Under a budget e* may not fit where a pruned entry would: nothing is pruned but the unreachable entries.
+    const double keep_below = room.memory ? infinity : table.cost[top] + reach;
     for (std::size_t e = 0; e < table.cost.size(); ++e)
-      if (table.cost[e] <= table.cost[top] + reach) g.kept.push_back(static_cast<int>(e));
+      if (table.cost[e] <= keep_below && table.cost[e] < infinity) g.kept.push_back(static_cast<int>(e));
   }
 
   Table t;
   t.cost.assign(cand.outputs.size(), infinity);
   t.best.assign(cand.outputs.size(), -1);
+  t.peak.assign(cand.outputs.size(), 0);
   t.producer_output.assign(cand.d.size() * arity, -1);
   for (std::size_t c = 0; c < cand.d.size(); ++c) {
     double total = cand.local[c];
+    for (std::size_t k = 0; k < arity; ++k)
+      if (sources[k].fixed >= 0) total += (*sources[k].costs)(sources[k].fixed, cand.operand_of[k][c]);
+    // Under a budget: the candidate's blocks and the exchange buffers of what it moves so far; what the table
+    // groups' repartitions may still add (`room_left`), in floats moved.
+    double held = room.memory ? (*room.memory)[c] + room.exchange_bytes_per_float * total : 0;
+    if (room.memory && held > room.budget) continue;
+    double room_left = room.memory ? (room.budget - held) / room.exchange_bytes_per_float : infinity;
+    double peak = 0;
+    bool fits = true;
     for (TableGroup& g : groups) {
       std::uint64_t key = 0;
       for (std::size_t k : g.operands) key = key * cand.operands[k].size() + cand.operand_of[k][c];
+      auto repartitions = [&](int e) {
+        double moved = 0;
+        for (std::size_t k : g.operands) moved += (*sources[k].costs)(e, cand.operand_of[k][c]);
+        return moved;
+      };
       auto it = g.memo.find(key);
       if (it == g.memo.end()) {
         TableGroup::Best best{infinity, -1};
-        for (int e : g.kept) {
-          double cost = g.table->cost[e];
-          for (std::size_t k : g.operands) cost += (*sources[k].costs)(e, cand.operand_of[k][c]);
-          if (cost < best.cost) best = {cost, e};
-        }
+        for (int e : g.kept)
+          if (const double cost = g.table->cost[e] + repartitions(e); cost < best.cost) best = {cost, e};
         it = g.memo.emplace(key, best).first;
       }
-      total += it->second.cost;
-      for (std::size_t k : g.operands) t.producer_output[c * arity + k] = it->second.entry;
+      TableGroup::Best chosen = it->second;
+      if (chosen.entry >= 0 && repartitions(chosen.entry) > room_left) {  // the cheapest entry within the room
+        chosen = {infinity, -1};
+        for (int e : g.kept)
+          if (const double moved = repartitions(e); moved <= room_left && g.table->cost[e] + moved < chosen.cost)
+            chosen = {g.table->cost[e] + moved, e};
+      }
+      if (chosen.entry < 0) {
+        fits = false;
+        break;
+      }
+      total += chosen.cost;
+      if (room.memory) {
+        const double moved = repartitions(chosen.entry);
+        room_left -= moved;
+        held += room.exchange_bytes_per_float * moved;
+        peak = std::max(peak, g.table->peak[chosen.entry]);
+      }
+      for (std::size_t k : g.operands) t.producer_output[c * arity + k] = chosen.entry;
     }
-    for (std::size_t k = 0; k < arity; ++k)
-      if (sources[k].fixed >= 0) total += (*sources[k].costs)(sources[k].fixed, cand.operand_of[k][c]);
+    if (!fits) continue;
+    peak = std::max(peak, held);
     const int o = cand.output_of[c];
     total += consumer_cost[o];
-    if (total < t.cost[o]) {
+    if (total < t.cost[o] || (total == t.cost[o] && peak < t.peak[o])) {
       t.cost[o] = total;
       t.best[o] = static_cast<int>(c);
+      t.peak[o] = peak;
     }
   }
   return t;
 }
 
-Search::Search(const Graph& graph, Extent p, CostModel model)
+Search::Search(const Graph& graph, Extent p, CostModel model, const MemoryBudget* budget)
     : graph_(graph),
       cand_(graph.size(), nullptr),
       edges_(graph.size()),
@@ -176,6 +209,16 @@ Search::Search(const Graph& graph, Extent p, CostModel model)
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (graph.vertex(v).is_input()) continue;
     cand_[v] = first[v] == v ? &distinct_candidates_.emplace_back(candidates(graph, v, p, model)) : cand_[first[v]];
+  }
+  if (budget) {  // what each candidate holds: its own operands and result, and the values alive beside it
+    budget_ = budget->bytes_per_rank;
+    ranks_ = budget->ranks;
+    const std::vector<double> resident = resident_bytes(graph, *budget);
+    memory_.resize(graph.size());
+    for (VertexId v = 0; v < graph.size(); ++v)
+      if (cand_[v])
+        for (const PartitionVector& d : cand_[v]->d)
+          memory_[v].push_back(resident[v] + vertex_bytes(graph, v, d.parts(), *budget));
   }
   std::map<std::tuple<const Candidates*, const Candidates*, std::size_t>, const EdgeCosts*> edge_index;
   for (VertexId v = 0; v < graph.size(); ++v)
@@ -211,11 +254,42 @@ void Search::run_step(VertexId v, VertexId table_producer) {
   std::vector<FixedConsumer> consumers;
   for (const auto& [w, k] : consumers_[v])
     if (planned(w)) consumers.push_back({edges_[w][k], operand_of(w, k)});
-  tables_[v] = step(*cand_[v], sources, consumers);
+  tables_[v] = step(*cand_[v], sources, consumers,
+                    memory_.empty() ? Room{} : Room{&memory_[v], budget_, exchange_bytes_per_float(v)});
   considered_ += cand_[v]->d.size();
 }
 
+bool Search::fits() const {
+  if (failed_) return false;
+  if (memory_.empty()) return true;
+  for (VertexId v = 0; v < graph_.size(); ++v)
+    if (cand_[v] && std::none_of(memory_[v].begin(), memory_[v].end(), [&](double m) { return m <= budget_; }))
+      return false;
+  return true;
+}
+
+double Search::exchange_bytes_per_float(VertexId v) const {
+  return 2 * static_cast<double>(dtype_bytes(graph_.vertex(v).dtype)) / static_cast<double>(ranks_);
+}
+
+double Search::peak_bytes() const {
+  double peak = 0;
+  if (!memory_.empty())
+    for (VertexId v = 0; v < graph_.size(); ++v)
+      if (planned(v)) {
+        double moved = cand_[v]->local[choice_[v]];
+        for (std::size_t k = 0; k < graph_.vertex(v).inputs.size(); ++k)
+          if (planned(graph_.vertex(v).inputs[k])) moved += edge_cost(v, k);
+        peak = std::max(peak, memory_[v][choice_[v]] + exchange_bytes_per_float(v) * moved);
+      }
+  return peak;
+}
+
 void Search::back_track(VertexId v, int output) {
+  if (!(tables_[v].cost[output] < infinity)) {  // no plan within the budget
+    failed_ = true;
+    return;
+  }
   std::vector<std::pair<VertexId, int>> pending{{v, output}};
   while (!pending.empty()) {
     const auto [u, out] = pending.back();
@@ -229,9 +303,14 @@ void Search::back_track(VertexId v, int output) {
   }
 }
 
-void Search::optimize_path(const std::vector<VertexId>& path) {
+bool Search::optimize_path(const std::vector<VertexId>& path) {
   for (std::size_t i = 0; i < path.size(); ++i) run_step(path[i], i > 0 ? path[i - 1] : graph_.size());
+  const bool before = failed_;
+  failed_ = false;
   back_track(path.back(), tables_[path.back()].argmin());
+  const bool planned = !failed_;
+  failed_ = failed_ || before;
+  return planned;
 }
 
 void Search::optimize_tree() {
@@ -243,6 +322,7 @@ void Search::optimize_tree() {
 
 void Search::optimize_greedily() {
   std::fill(choice_.begin(), choice_.end(), -1);
+  failed_ = false;
   for (VertexId v = 0; v < graph_.size(); ++v)
     if (!graph_.vertex(v).is_input()) optimize_path({v});
 }

@@ -2,6 +2,7 @@
 // pairwise order, and an exact search over subsets with every split), on opt_einsum's own test expressions
 // and on random networks made the way opt_einsum's testing.rand_equation makes them.
 #include <einrel_ContractionOrder.hpp>
+#include <einrel_Graph.hpp>
 #include <einrel_ResolvedEinSum.hpp>
 
 #include <gtest/gtest.h>
@@ -65,8 +66,11 @@ double join_flops(const Labels& a, const Labels& b, const std::vector<Labels>& r
   return size_of(pair, extent) * (result.size() < pair.size() ? 2 : 1);
 }
 
-// The fewest flops over every sequence of pairwise joins (operands up to ~7).
-double brute_force(const std::vector<Labels>& ops, const Labels& output, const std::map<char, Extent>& extent) {
+// The least flops + weight × elements written (every step's result, the output included) over every sequence of
+// pairwise joins (operands up to ~7): with weight 0 the fewest flops; else the measure of contraction_orders'
+// alternatives.
+double weighted_brute_force(const std::vector<Labels>& ops, const Labels& output, const std::map<char, Extent>& extent,
+                            double weight) {
   if (ops.size() == 1) return 0;
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < ops.size(); ++i)
@@ -75,12 +79,34 @@ double brute_force(const std::vector<Labels>& ops, const Labels& output, const s
       for (std::size_t k = 0; k < ops.size(); ++k)
         if (k != i && k != j) rest.push_back(ops[k]);
       Labels joined;
-      const double here = join_flops(ops[i], ops[j], rest, output, extent, joined);
+      const double here = join_flops(ops[i], ops[j], rest, output, extent, joined) + weight * size_of(joined, extent);
       if (here >= best) continue;
       rest.push_back(joined);
-      best = std::min(best, here + brute_force(rest, output, extent));
+      best = std::min(best, here + weighted_brute_force(rest, output, extent, weight));
     }
   return best;
+}
+
+// The fewest flops over every sequence of pairwise joins (operands up to ~7).
+double brute_force(const std::vector<Labels>& ops, const Labels& output, const std::map<char, Extent>& extent) {
+  return weighted_brute_force(ops, output, extent, 0);
+}
+
+// The same measure of the steps of an order, replayed on label sets.
+double weighted_cost(const std::vector<NaryStep>& steps, std::vector<Labels> ops, const Labels& output,
+                     const std::map<char, Extent>& extent, double weight) {
+  double cost = 0;
+  for (const NaryStep& step : steps) {
+    std::vector<Labels> rest;
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      if (k != step.first && k != step.second) rest.push_back(ops[k]);
+    Labels joined;
+    cost +=
+        join_flops(ops[step.first], ops[step.second], rest, output, extent, joined) + weight * size_of(joined, extent);
+    ops[step.first] = joined;
+    ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(step.second));
+  }
+  return cost;
 }
 
 // The same minimum by memoised search over subsets of the operands, every split (operands up to ~12).
@@ -303,6 +329,86 @@ TEST(ContractionOrder, LongChainsAreGreedy) {
   expect_valid(r, order);
   // Left to right would carry a 40 x 40 result through every step: 25 steps of up to 2·40·40·40 flops.
   EXPECT_LT(order.flops, 25 * 2.0 * 40 * 40 * 40);
+}
+
+// The planner's alternatives: contraction_order's order first, then the least flops + 64 × elements written
+// ("combo") and the fewest elements written ("size"), each where it differs from those before; each the minimum of
+// its measure over every pairwise order.
+TEST(ContractionOrder, AlternativesMinimiseTheirOwnMeasure) {
+  int alternatives = 0;
+  std::vector<std::pair<std::string, std::map<char, Extent>>> cases;
+  for (const std::string& eq : opt_einsum_expressions) cases.emplace_back(eq, opt_einsum_sizes);
+  std::mt19937 rng(5);
+  for (int n = 4; n <= 6; ++n)
+    for (int regularity = 2; regularity <= 3; ++regularity)
+      for (int outputs : {0, 2}) cases.push_back(random_network(rng, n, regularity, outputs));
+  for (const auto& [eq, sizes] : cases) {
+    SCOPED_TRACE(eq);
+    const ResolvedEinSum r = resolved(eq, sizes);
+    if (r.arity() > 7) continue;  // the brute force's reach
+    const std::vector<ContractionOrder> orders = contraction_orders(r);
+    ASSERT_GE(orders.size(), 1u);
+    EXPECT_EQ(orders[0].flops, contraction_order(r).flops);
+    EXPECT_EQ(orders[0].method, contraction_order(r).method);
+    const Oracle o = oracle_of(r);
+    for (std::size_t i = 1; i < orders.size(); ++i) {
+      expect_valid(r, orders[i]);
+      ASSERT_TRUE(orders[i].method == "combo" || orders[i].method == "size") << orders[i].method;
+      const double weight = orders[i].method == "combo" ? 64 : 1e9;
+      const double best = weighted_brute_force(o.ops, o.output, sizes, weight);
+      EXPECT_NEAR(weighted_cost(orders[i].steps, o.ops, o.output, sizes, weight), best, 1e-12 * best);
+      EXPECT_GE(orders[i].flops, orders[0].flops);
+      for (std::size_t j = 0; j < i; ++j)
+        EXPECT_FALSE(std::equal(orders[i].steps.begin(), orders[i].steps.end(), orders[j].steps.begin(),
+                                orders[j].steps.end(),
+                                [](const NaryStep& a, const NaryStep& b) {
+                                  return a.first == b.first && a.second == b.second && a.labels == b.labels;
+                                }))
+            << "a repeated order";
+      ++alternatives;
+    }
+  }
+  EXPECT_GE(alternatives, 5);  // 6 with these cases: most expressions here have one order for all three measures
+}
+
+// Graph::with_order: the same vertices before and after the n-ary einsum, its steps in the other order.
+TEST(ContractionOrder, GraphWithAnotherOrderKeepsEverythingElse) {
+  Graph g;
+  const VertexId a0 = g.input("A0", Dtype::f64, {16, 2048});
+  const VertexId a1 = g.input("A1", Dtype::f64, {2048, 2048});
+  const VertexId a2 = g.input("A2", Dtype::f64, {2048, 4096});
+  const VertexId a3 = g.input("A3", Dtype::f64, {4096, 32});
+  const VertexId v = g.einsum("ab,bc,cd,de->a", {a0, a1, a2, a3}, EinsumOptions{JoinOp::mul, AggOp::sum, {}, "V", {}});
+  const VertexId w = g.einsum("a->", v, EinsumOptions{JoinOp::mul, AggOp::sum, {}, "W", {}});
+  g.output(w);
+  const NaryEinsum& n = g.nary_einsums().at(0);
+  ASSERT_EQ(n.method, "exhaustive");
+  const std::vector<ContractionOrder> orders =
+      contraction_orders(resolved("ab,bc,cd,de->a", {{'a', 16}, {'b', 2048}, {'c', 2048}, {'d', 4096}, {'e', 32}}));
+  ASSERT_GE(orders.size(), 2u);
+  for (const ContractionOrder& order : orders) {
+    SCOPED_TRACE(order.method);
+    const Graph h = g.with_order(0, order);
+    ASSERT_EQ(h.size(), g.size());
+    EXPECT_EQ(h.nary_einsums().at(0).method, order.method);
+    EXPECT_EQ(h.nary_einsums().at(0).flops, order.flops);
+    EXPECT_EQ(h.nary_einsums().at(0).steps, n.steps);  // the same ids, computed another way
+    for (VertexId u : {a0, a1, a2, a3, v, w}) {
+      EXPECT_EQ(h.vertex(u).name, g.vertex(u).name);
+      EXPECT_EQ(h.vertex(u).bound, g.vertex(u).bound);
+      EXPECT_EQ(h.find(g.vertex(u).name), u);
+    }
+    EXPECT_EQ(h.vertex(w).inputs, std::vector<VertexId>{v});
+    EXPECT_EQ(h.outputs(), g.outputs());
+    // The steps read the operands as the order says: the first step joins two of A0..A3.
+    const Vertex& first = h.vertex(n.steps.front());
+    EXPECT_EQ(first.inputs,
+              (std::vector<VertexId>{n.operands[order.steps[0].first], n.operands[order.steps[0].second]}));
+  }
+  EXPECT_NE(g.with_order(0, orders[1]).vertex(n.steps.front()).einsum->equation(),
+            g.vertex(n.steps.front()).einsum->equation());
+  EXPECT_THROW(g.with_order(0, ContractionOrder{}), Error);
+  EXPECT_THROW(g.with_order(1, orders[0]), std::out_of_range);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <einrel_Planner.hpp>
 #include <einrel_Viable.hpp>
 
+#include "PlanEnumeration.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,25 +88,11 @@ Graph random_graph(std::mt19937& gen, int einsums, bool tree) {
 
 // The least total cost over every combination of viable vectors, or -1 when there are too many.
 double exhaustive_optimum(const Graph& g, Extent p, CostModel model) {
-  std::vector<VertexId> einsums;
-  std::vector<std::vector<PartitionVector>> choices;
-  std::size_t combinations = 1;
-  for (VertexId v = 0; v < g.size(); ++v)
-    if (!g.vertex(v).is_input()) {
-      einsums.push_back(v);
-      choices.push_back(partition::viable(g.resolved(v), p));
-      combinations *= choices.back().size();
-    }
-  if (combinations > 20000) return -1;
-  std::vector<PartitionVector> plan(g.size());
-  std::vector<std::size_t> at(einsums.size(), 0);
   double best = -1;
-  for (std::size_t n = 0; n < combinations; ++n) {
-    for (std::size_t k = 0; k < einsums.size(); ++k) plan[einsums[k]] = choices[k][at[k]];
+  test::for_each_plan(g, p, 20000, [&](const std::vector<PartitionVector>& plan) {
     const double cost = total(g, plan, model);
     if (best < 0 || cost < best) best = cost;
-    for (std::size_t k = 0; k < at.size() && ++at[k] == choices[k].size(); ++k) at[k] = 0;
-  }
+  });
   return best;
 }
 

@@ -27,7 +27,7 @@ struct ContractionOrder {
   double flops = 0;
   // Elements of the largest intermediate (the output not counted).
   double largest_intermediate = 0;
-  // "exhaustive", "dp" or "greedy" (below).
+  // "exhaustive", "dp" or "greedy" (below); "combo" or "size" for contraction_orders' alternatives.
   std::string method;
 };
 
@@ -44,6 +44,14 @@ struct ContractionOrder {
 // Among orders of equal flops the search keeps the first it finds. The extents are those of `resolved`.
 inline constexpr std::size_t exhaustive_operands = 14, dp_operands = 16;
 ContractionOrder contraction_order(const ResolvedEinSum& resolved);
+
+// The orders the planner weighs for an n-ary einsum (docs/planner.md "Contraction order"): contraction_order's
+// first; then, up to alternative_operands operands, the exact searches of least flops + 64 × the elements of the
+// intermediates written ("combo", opt_einsum's combination) and of least elements written, flops breaking ties
+// ("size"), each where it differs from those before. The planner plans each and keeps the one its objective
+// prefers, so the order is chosen with the partitions.
+inline constexpr std::size_t alternative_operands = 12;
+std::vector<ContractionOrder> contraction_orders(const ResolvedEinSum& resolved);
 
 // The greedy order above at any operand count (what contraction_order does beyond dp_operands).
 ContractionOrder greedy_contraction_order(const ResolvedEinSum& resolved);

@@ -16,7 +16,8 @@ constexpr const char* usage = R"(usage: einrel <command> [options]
 commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
-      [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
+      [--objective makespan|floats|model] [--order planned|graph]
+      [--machine MACHINE.json] [--input-reads again|move]
       [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
       [--no-warm-memory] [--random-density D] [--sparse-tile T] [--drop-zero-blocks] [--sparse-output]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
@@ -30,7 +31,9 @@ commands:
       of its dynamic program's and the baselines', the best by --objective, each costed by the engine's
       dry run on the ranks started: makespan (default), the estimated seconds of the slowest rank per
       vertex under the rates of --machine (from `einrel calibrate`); floats, the floats moved between
-      ranks; model, the planner's own cost model alone. --input-reads: a consumer that reads an input in
+      ranks; model, the planner's own cost model alone. Under makespan, --order planned (the default) also
+      plans the other orders of each n-ary einsum of up to 12 operands and keeps the fastest; --order
+      graph keeps the order of fewest flops. --input-reads: a consumer that reads an input in
       another layout than the input's first reader reads it again from the file where the model finds
       that cheaper (again, the default), or has it moved (move).
       --check also evaluates on one rank without partitioning and fails if the results differ by more
@@ -48,11 +51,13 @@ commands:
   matrix-chain --scale S [--skewed] [--planner NAME] [--cost-model engine|paper] [--procs P] [--dtype f32|f64]
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--no-warm-memory]
-      [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
+      [--objective makespan|floats|model] [--order planned|graph]
+      [--machine MACHINE.json] [--input-reads again|move]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner NAME] [--cost-model engine|paper]
-      [--objective makespan|floats|model] [--machine MACHINE.json] [--input-reads again|move]
+      [--objective makespan|floats|model] [--order planned|graph]
+      [--machine MACHINE.json] [--input-reads again|move]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--format text|json|dot]
       [--input IN.h5 | --random SEED --random-density D] [--sparse-tile T] [--drop-zero-blocks]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
@@ -83,7 +88,8 @@ commands:
       shape) by reverse mode; outputs L, grad_A, grad_B, ... Run it with `einrel run` like any graph.
   train GRAPH --loss L --params W1,W2,... --lr LR --steps N --input IN.h5 --output OUT.h5 [--report R.json]
       [--procs P] [--planner NAME] [--cost-model engine|paper] [--transitions auto|point-to-point|collectives]
-      [--objective makespan|floats|model] [--machine MACHINE.json] [--comm-buffer-limit BYTES]
+      [--objective makespan|floats|model] [--order planned|graph]
+      [--machine MACHINE.json] [--comm-buffer-limit BYTES]
       [--memory-limit BYTES] [--no-warm-memory]
       Plain SGD, W <- W - LR dL/dW, for N steps: forward, backward and update are one graph, planned once and
       run N times by the engine, each W kept distributed where the next step reads it. IN.h5 holds the

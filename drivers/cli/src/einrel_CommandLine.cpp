@@ -116,7 +116,7 @@ double whole_number(const std::string& s) {
 }
 
 // The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
-// --transitions, --input-reads, --objective, --machine, --screen (where the command takes it).
+// --transitions, --input-reads, --objective, --order, --machine, --screen (where the command takes it).
 void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
@@ -128,6 +128,12 @@ void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   options.input_reads = engine::InputReads::again;
   if (auto reads = option(p, "input-reads")) options.input_reads = engine::parse_input_reads(*reads);
   if (auto objective = option(p, "objective")) options.objective = engine::parse_objective(*objective);
+  if (auto order = option(p, "order")) {
+    if (*order != "planned" && *order != "graph")
+      throw Error("--order is 'planned' (the planner weighs the n-ary einsums' orders) or 'graph', got '" + *order +
+                  "'");
+    options.plan_order = *order == "planned";
+  }
   if (auto machine = option(p, "machine")) options.machine = read_machine_file(*machine);
   if (auto screen = option(p, "screen")) {
     const double value = whole_number(*screen);
@@ -183,7 +189,7 @@ RunOptions parse_run(const std::vector<std::string>& args) {
   const ParsedArgs p = parse_args(
       rest,
       {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit",
-       "transitions", "input-reads", "objective", "machine", "random-density", "sparse-tile", "screen"},
+       "transitions", "input-reads", "objective", "order", "machine", "random-density", "sparse-tile", "screen"},
       {"check", "progress", "bind", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
   if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
   RunOptions options;
@@ -207,7 +213,7 @@ MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
   const ParsedArgs p =
       parse_args(args,
                  {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit",
-                  "memory-limit", "transitions", "input-reads", "objective", "machine"},
+                  "memory-limit", "transitions", "input-reads", "objective", "order", "machine"},
                  {"skewed", "check", "progress", "no-warm-memory"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
@@ -227,7 +233,7 @@ PlanOptions parse_plan(const std::vector<std::string>& args) {
   const ParsedArgs p =
       parse_args(args,
                  {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions", "input-reads",
-                  "objective", "machine", "input", "random", "random-density", "sparse-tile", "screen"},
+                  "objective", "order", "machine", "input", "random", "random-density", "sparse-tile", "screen"},
                  {"drop-zero-blocks"}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
@@ -304,7 +310,7 @@ TrainOptions parse_train(const std::vector<std::string>& args) {
   const ParsedArgs p =
       parse_args(args,
                  {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner", "cost-model",
-                  "transitions", "comm-buffer-limit", "memory-limit", "objective", "machine"},
+                  "transitions", "comm-buffer-limit", "memory-limit", "objective", "order", "machine"},
                  {"no-warm-memory"}, "train");
   TrainOptions options;
   options.run.graph = graph_argument(p, "train");
@@ -331,17 +337,18 @@ double parse_tolerance(const std::string& s) {
 }
 
 IterateOptions parse_iterate(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args, {"steps",        "carry",
-                                         "until",        "tolerance",
-                                         "checkpoint",   "checkpoint-every",
-                                         "restart",      "input",
-                                         "random",       "output",
-                                         "report",       "procs",
-                                         "planner",      "cost-model",
-                                         "transitions",  "comm-buffer-limit",
-                                         "memory-limit", "objective",
-                                         "machine",      "screen",
-                                         "sparse-tile",  "random-density"},
+  const ParsedArgs p = parse_args(args, {"steps",         "carry",
+                                         "until",         "tolerance",
+                                         "checkpoint",    "checkpoint-every",
+                                         "restart",       "input",
+                                         "random",        "output",
+                                         "report",        "procs",
+                                         "planner",       "cost-model",
+                                         "transitions",   "comm-buffer-limit",
+                                         "memory-limit",  "objective",
+                                         "order",         "machine",
+                                         "screen",        "sparse-tile",
+                                         "random-density"},
                                   {"no-warm-memory", "drop-zero-blocks"}, "iterate");
   IterateOptions options;
   options.run.graph = graph_argument(p, "iterate");

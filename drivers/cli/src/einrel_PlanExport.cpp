@@ -55,8 +55,13 @@ std::string headline(const FittedPlan& fitted) {
 std::string order_text(const Graph& graph, const NaryEinsum& n) {
   std::string steps;
   for (VertexId v : n.steps) steps += (steps.empty() ? "" : ", ") + graph.vertex(v).name;
-  return "order by " + (n.method == "dp" ? std::string("dynamic programming") : n.method + " search") + ": " + steps +
-         " (" + short_number(n.flops) + " flops, largest intermediate " + short_number(n.largest_intermediate) + ")";
+  const std::string method =
+      n.method == "dp"      ? std::string("dynamic programming")
+      : n.method == "combo" ? std::string("the least flops + 64 x elements written, chosen with the partitions")
+      : n.method == "size"  ? std::string("the fewest elements written, chosen with the partitions")
+                            : n.method + " search";
+  return "order by " + method + ": " + steps + " (" + short_number(n.flops) + " flops, largest intermediate " +
+         short_number(n.largest_intermediate) + ")";
 }
 
 // One contraction vertex of the lower-bound certificate (docs/planner.md "Lower-bound certificate").

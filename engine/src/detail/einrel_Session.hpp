@@ -66,9 +66,9 @@ class Session {
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
     comm::collectively(comm_, [&] {
       fitted_.emplace(choose_plan(graph_, comm_.size(), options_, carried_));
-      if (fitted_->sliced) {  // what runs: the same inputs and outputs by name
+      if (fitted_->rewrites_graph()) {  // what runs: the same inputs and outputs by name
         given_.emplace(std::move(graph_));
-        graph_ = fitted_->sliced->graph;
+        graph_ = fitted_->graph(*given_);
       }
       steps_ = rank_steps(graph_, fitted_->schedule, comm_.rank());
     });
@@ -78,10 +78,11 @@ class Session {
   }
 
   const comm::Communicator& comm() const { return comm_; }
-  // The graph that runs: the one given, or where the plan slices a label, the sliced graph (FittedPlan::sliced),
-  // whose inputs and outputs have the given graph's names; other vertices may be numbered otherwise.
+  // The graph that runs: the one given, or where the plan slices a label or splits an n-ary einsum in another
+  // order, that graph (FittedPlan::graph), whose inputs and outputs have the given graph's names; other vertices
+  // may be numbered or computed otherwise.
   const Graph& graph() const { return graph_; }
-  // The graph the session was given (graph() unless the plan slices a label): what it computes.
+  // The graph the session was given (graph() unless the plan rewrites it): what it computes.
   const Graph& given_graph() const { return given_ ? *given_ : graph_; }
   const PipelineOptions& options() const { return options_; }
   const partition::Carried& carried() const { return carried_; }

@@ -2,6 +2,9 @@
 #define EINREL_EINDECOMP_HPP
 
 #include <einrel_Planner.hpp>
+#include <einrel_VertexMemory.hpp>
+
+#include <optional>
 
 namespace einrel::partition {
 
@@ -24,6 +27,18 @@ Partitioning eindecomp_linearized(const Graph& graph, Extent p, CostModel model,
 // baselines', finer and shape-aligned cuts) by the engine's dry run on the ranks it will run on:
 // engine::choose_plan in engine/src/detail/einrel_PlanChoice.hpp.
 Partitioning eindecomp(const Graph& graph, Extent p, CostModel model);
+
+// The same search under a memory budget (docs/planner.md "Memory-constrained search"): each step of the dynamic
+// program leaves out the candidates whose vertex would hold more than the budget on the busiest rank by the
+// memory model (VertexMemory), and its entries carry the peak of their subproblem; nothing when some vertex has
+// no candidate within the budget. On a tree the plan of least cost among those within the budget; elsewhere the
+// refined linearization or the refined greedy plan, whichever costs less.
+std::optional<Partitioning> eindecomp_within(const Graph& graph, Extent p, CostModel model, const MemoryBudget& budget);
+
+// The largest bytes a rank holds at any vertex of `partitions` (viable at p) by that search's memory model.
+// Throws Error for a vector that is not viable at p.
+double memory_model_peak(const Graph& graph, const std::vector<PartitionVector>& partitions, Extent p, CostModel model,
+                         const MemoryBudget& budget);
 
 }  // namespace einrel::partition
 

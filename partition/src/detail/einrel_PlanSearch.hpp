@@ -4,6 +4,7 @@
 #include <einrel_CostModel.hpp>
 #include <einrel_Graph.hpp>
 #include <einrel_PartitionVector.hpp>
+#include <einrel_VertexMemory.hpp>
 
 #include <cstddef>
 #include <deque>
@@ -50,8 +51,11 @@ class EdgeCosts {
 // subproblem that ends with that output partition and the candidate reaching it; per candidate and operand,
 // which output partition of a table-sourced producer it takes (for back-tracking; -1 for other operands).
 struct Table {
-  std::vector<double> cost;          // per output partition; infinity when unreachable
-  std::vector<int> best;             // per output partition: the first candidate reaching `cost`
+  std::vector<double> cost;  // per output partition; infinity when unreachable
+  std::vector<int> best;     // per output partition: the first candidate reaching `cost`
+  // Per output partition: the largest bytes a rank holds at any vertex of the subproblem (VertexMemory); 0
+  // without a memory budget.
+  std::vector<double> peak;
   std::vector<int> producer_output;  // [candidate * arity + operand]
 
   // The output partition of least cost (the first on ties).
@@ -72,19 +76,36 @@ struct FixedConsumer {
   int required;
 };
 
+// Under a memory budget, the bytes a rank holds while v runs with each candidate (vertex_bytes + resident_bytes),
+// the budget, and what the exchange buffers of one float moved take on a rank (its share of the floats, sent and
+// received): a candidate with the floats it moves (join, aggregation, repartitions of its operands) is left out
+// of the step where that exceeds the budget.
+struct Room {
+  const std::vector<double>* memory = nullptr;
+  double budget = 0;
+  double exchange_bytes_per_float = 0;
+};
+
 // One step: M[v, dZ] = min over candidates d with d[l_Z] = dZ of
 //   join + agg + Σ_operands min_{producer entry e} (M[producer, e] + repart(e → d[l_operand]))
 //   + Σ_{fixed consumers} repart(dZ → the partition it requires),
 // with fixed operands costing repart(fixed → d[l_operand]) and free ones nothing. Operands fed by the same
 // table share its entry. Entries of a producer that cannot beat its best entry plus that entry's largest
-// repartition into v are pruned before the minimization (exact: repartitions are >= 0).
-Table step(const Candidates& cand, const std::vector<Source>& sources, const std::vector<FixedConsumer>& consumers);
+// repartition into v are pruned before the minimization (exact: repartitions are >= 0). With a `room`, each
+// entry carries its subproblem's peak (the largest of its candidate's memory and the peaks of the producer
+// entries it takes); a candidate takes the cheapest producer entry whose repartition still fits the budget
+// (for two producers' tables, the first's choice leaves the second less room), candidates for which none does
+// are left out, and of entries of equal cost the smaller peak wins.
+Table step(const Candidates& cand, const std::vector<Source>& sources, const std::vector<FixedConsumer>& consumers,
+           const Room& room = {});
 
 // A plan under construction: the candidates of every EinSum vertex and which one each planned vertex has.
 // Vertices are planned by the dynamic program, along paths or over a whole tree-shaped graph.
 class Search {
  public:
-  Search(const Graph& graph, Extent p, CostModel model);
+  // With a `budget`, every step leaves out candidates whose vertex would hold more than the budget's bytes on the
+  // busiest rank (VertexMemory), so every plan it makes fits the model's budget; fits() says whether one can.
+  Search(const Graph& graph, Extent p, CostModel model, const MemoryBudget* budget = nullptr);
   Search(const Search&) = delete;  // edge costs point into the candidates
   Search& operator=(const Search&) = delete;
 
@@ -92,11 +113,19 @@ class Search {
   bool planned(VertexId v) const { return choice_[v] >= 0; }
   // Candidate partition vectors costed so far.
   std::size_t considered() const { return considered_; }
+  // Whether every vertex has a candidate within the budget and no search since the last optimize_greedily failed
+  // to fit one (always, without a budget).
+  bool fits() const;
+  // The largest bytes a rank holds at any planned vertex by the memory model (0 without a budget).
+  double peak_bytes() const;
+  // Whether the plan so far is within the budget (always, without one).
+  bool within_budget() const { return memory_.empty() || peak_bytes() <= budget_; }
 
   // The dynamic program along `path` (consecutive vertices: each an operand of the next), every planned
   // vertex fixed; operands and consumers off the path that are not planned cost nothing. Back-tracking from
-  // the best entry of the last vertex plans the path (eindecomp.txt §8.3–8.4).
-  void optimize_path(const std::vector<VertexId>& path);
+  // the best entry of the last vertex plans the path (eindecomp.txt §8.3–8.4). False, the path left as it was,
+  // where no plan of it fits the budget.
+  bool optimize_path(const std::vector<VertexId>& path);
   // The dynamic program over every vertex in topological order with nothing planned, back-tracked from
   // every sink: optimal when no EinSum vertex feeds two operands (eindecomp.txt §8.2).
   void optimize_tree();
@@ -127,6 +156,8 @@ class Search {
   // The repartition of operand k of planned vertex v from its planned producer (0 for inputs).
   double edge_cost(VertexId v, std::size_t k) const;
   void run_step(VertexId v, VertexId table_producer);
+  // Under a budget: the bytes of exchange buffers per float v moves (Room).
+  double exchange_bytes_per_float(VertexId v) const;
   void back_track(VertexId v, int output);
 
   const Graph& graph_;
@@ -138,6 +169,10 @@ class Search {
   std::vector<std::vector<const EdgeCosts*>> edges_;  // per vertex and operand; none for inputs
   std::vector<std::vector<Edge>> consumers_;
   std::vector<Table> tables_;
+  std::vector<std::vector<double>> memory_;  // per vertex and candidate, under a budget
+  double budget_ = 0;
+  Extent ranks_ = 1;
+  bool failed_ = false;  // some search found no plan within the budget
   std::vector<int> choice_;
   std::size_t considered_ = 0;
 };
