@@ -32,8 +32,9 @@ commands:
       dry run on the ranks started: makespan (default), the estimated seconds of the slowest rank per
       vertex under the rates of --machine (from `einrel calibrate`); floats, the floats moved between
       ranks; model, the planner's own cost model alone. Under makespan, --order planned (the default) also
-      plans the other orders of each n-ary einsum of up to 12 operands and keeps the fastest; --order
-      graph keeps the order of fewest flops. --input-reads: a consumer that reads an input in
+      plans the other orders of each n-ary einsum, and of each chain of binary products whose inner values
+      nothing else reads, of up to 12 operands, and keeps the fastest; --order graph keeps the graph as
+      written. --input-reads: a consumer that reads an input in
       another layout than the input's first reader reads it again from the file where the model finds
       that cheaper (again, the default), or has it moved (move).
       --check also evaluates on one rank without partitioning and fails if the results differ by more

@@ -1,0 +1,21 @@
+#ifndef EINREL_CONTRACTIONCHAINS_HPP
+#define EINREL_CONTRACTIONCHAINS_HPP
+
+#include <einrel_Graph.hpp>
+
+#include <optional>
+
+namespace einrel {
+
+// A graph's explicit chains of binary contractions taken as the n-ary einsums they compute (docs/planner.md
+// "Contraction order"): each tree of binary (mul, sum, identity map) einsum vertices whose inner values are
+// read once, by the tree, and are no graph output, with 3 to alternative_operands leaves, becomes one n-ary
+// einsum of the leaves, named as its root and split in the order of fewest flops; its inner values, which
+// nothing outside reads, are the n-ary einsum's. Trees with a sparse, sliced or repeated-label operand, or more
+// labels than letters, stay as written. Graph inputs and every vertex outside the trees keep their names (ids
+// may shift). Nothing where no tree merges.
+std::optional<Graph> merge_contraction_chains(const Graph& graph);
+
+}  // namespace einrel
+
+#endif
