@@ -116,11 +116,18 @@ def main():
         p = rng.choice([2, 3, 4, 6, 8, 12])
         ranks = rng.choice([p, max(1, p // 2), p + 1])
         result = plan(args, path, p, ranks)
-        equations = {v["name"]: v["equation"] for v in result["nodes"]}
+        # The plan may run the two products as one n-ary einsum in another order, with its own letters: each
+        # node's extents come from its operands' shapes.
+        shapes = dict(inputs)
+        shapes.update({v["name"]: v["shape"] for v in result["nodes"]})
+        nodes = {v["name"]: v for v in result["nodes"]}
         for row in result["certificate"]["vertices"]:
-            gr = groups(equations[row["name"]], extent)
+            node = nodes[row["name"]]
+            ops = node["equation"].split("->")[0].split(",")
+            labels = {c: n for op, operand in zip(ops, node["inputs"]) for c, n in zip(op, shapes[operand])}
+            gr = groups(node["equation"], labels)
             want = bound(gr["rows"], gr["cols"], gr["inner"], gr["batch"], ranks)
-            where = f"{path} {row['name']} = {equations[row['name']]} p={p} R={ranks}"
+            where = f"{path} {row['name']} = {node['equation']} p={p} R={ranks}"
             if not close(row["lower_bound"], want):
                 failures.append(f"{where}: bound {row['lower_bound']}, closed form {want}")
             if row["touched"] < row["lower_bound"] * (1 - 1e-9) - 1e-9:
