@@ -109,13 +109,16 @@ class PlanCosting {
     std::vector<std::string> aligned(candidates.size());  // how a candidate was cut along the block shapes
     if (partition::has_block_shapes(graph_)) {
       const std::size_t base = candidates.size();
-      for (Extent coarsen : {1, 2, 4, 8})
+      // (coarsen, refine): several shape blocks in one, or each in two along the output's last label.
+      for (auto [coarsen, refine] : std::vector<std::pair<Extent, Extent>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}})
         for (std::size_t c = 0; c < base; ++c) {
           partition::Plan plan = candidates[c];
-          plan.partitions = partition::shape_aligned(graph_, plan.partitions, coarsen);
+          plan.partitions = partition::shape_aligned(graph_, plan.partitions, coarsen, refine);
           candidates.push_back(std::move(plan));
           aligned.push_back(", cut along the block shapes" +
-                            (coarsen > 1 ? " (" + std::to_string(coarsen) + " blocks in one)" : std::string()));
+                            (coarsen > 1  ? " (" + std::to_string(coarsen) + " blocks in one)"
+                             : refine > 1 ? std::string(" (each block in " + std::to_string(refine) + ")")
+                                          : std::string()));
         }
     }
     std::vector<double> value, peak;

@@ -86,8 +86,8 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     if (alike && *alike)
       vertices_[v] = *alike;
     else
-      vertices_[v] =
-          std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes, screen);
+      vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partitions[v], ranks, orders[v], operand_shapes,
+                                                            screen, &model_);
     if (alike && !*alike) *alike = vertices_[v];
     shapes_[v] = vertices_[v]->output_shape();
     layouts_[v] = {vertices_[v], &vertices_[v]->output_layout()};

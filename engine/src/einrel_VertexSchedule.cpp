@@ -2,6 +2,7 @@
 #include <einrel_VertexSchedule.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace einrel::engine {
 
@@ -10,7 +11,7 @@ using redistribute::Placement;
 
 VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
                                const std::string& output_order, const std::vector<const BlockShape*>& operand_shapes,
-                               double screen)
+                               double screen, const MachineModel* model)
     : ranks_(ranks) {
   if (ranks < 1) throw Error("a schedule needs at least one rank");
   const ResolvedEinSum& resolved = *vertex.resolved;
@@ -36,7 +37,7 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
   }
   output_layout_grid_blocks_ = num_elements(d.project(e.output));
   if (vertex.slice || std::any_of(operand_shapes.begin(), operand_shapes.end(), [](const BlockShape* p) { return p; }))
-    keep_present_tuples(vertex, tuple_labels, operand_shapes, screen);
+    keep_present_tuples(vertex, tuple_labels, operand_shapes, screen, model);
 
   BlockGrid output_grid(vertex.bound, d.project(e.output));
   if (order == e.output && !present_) {
@@ -65,7 +66,8 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const partition::PartitionV
 }
 
 void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string& tuple_labels,
-                                         const std::vector<const BlockShape*>& operand_shapes, double screen) {
+                                         const std::vector<const BlockShape*>& operand_shapes, double screen,
+                                         const MachineModel* model) {
   const ResolvedEinSum& resolved = *vertex.resolved;
   const EinSum& e = resolved.einsum();
   // A sliced vertex's pass (Vertex::slice): the tuples whose digit along the label lies in [first, last).
@@ -116,21 +118,62 @@ void VertexSchedule::keep_present_tuples(const Vertex& vertex, const std::string
   if (screen > 0 && e.is_contraction() && masks.size() == 2 && masks[0] && masks[1] && masks[0]->has_norms() &&
       masks[1]->has_norms())
     screen_by_norms(*masks[0], *masks[1], screen);
+  spread_present_tuples(resolved, tuple_labels, vertex.dtype, model);
+}
+
+void VertexSchedule::spread_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels, Dtype dtype,
+                                           const MachineModel* model) {
   // A tuple's flops are proportional to its box in the grid of all its labels (numbered like the tuples).
   const BlockGrid tuples(resolved.extents(tuple_labels), tuple_parts_);
-  std::vector<Extent> weights;
-  Extent total = 0;
-  for (Extent t : *present_) {
-    weights.push_back(tuples.block_size(t));
-    total += weights.back();
+  const std::size_t n = present_->size();
+  std::vector<Extent> before(n + 1, 0);  // the flops (box elements) before each running tuple, and in all
+  for (std::size_t i = 0; i < n; ++i) before[i + 1] = before[i] + tuples.block_size((*present_)[i]);
+  const Extent total = before[n];
+  // Whether the rank's tuples may end before running tuple i without cutting an output block's tuples apart.
+  auto whole = [&](std::size_t i) {
+    return i == 0 || i == n || output_block((*present_)[i]) != output_block((*present_)[i - 1]);
+  };
+  // Cut r (0 < r < R) ends rank r - 1's tuples, at the tuple where the flops before it first reach r/R of all.
+  // Under a model, a cut inside an output block's tuples costs sending and adding that block's partial result
+  // (its bytes over the network and three times through memory, one message), and moving a cut away from the
+  // even share costs the flops it moves: of the tuple cuts on either side of the share and the block's edges on
+  // either side, the cheapest wins, the first on a tie (docs/sparse.md "Planning by shape").
+  const double flops_per_box_element =
+      resolved.einsum().inputs.size() == 2 && !resolved.aggregated_labels().empty() ? 2 : 1;
+  auto cost = [&](std::size_t i, long double share) {
+    double seconds = static_cast<double>(std::fabs(static_cast<long double>(before[i]) - share)) *
+                     flops_per_box_element / model->flops_per_second;
+    if (!whole(i)) {
+      const Bound box = tuples.block_bound((*present_)[i]);
+      double elements = 1;
+      for (int digit : output_digits_) elements *= static_cast<double>(box[static_cast<std::size_t>(digit)]);
+      const double bytes = elements * static_cast<double>(dtype_bytes(dtype));
+      seconds += model->latency_seconds + bytes * (model->seconds_per_byte + 3 / model->memory_bytes_per_second);
+    }
+    return seconds;
+  };
+  std::vector<std::size_t> cut(static_cast<std::size_t>(ranks_) + 1, n);
+  cut[0] = 0;
+  for (int r = 1; r < ranks_; ++r) {
+    const long double share = static_cast<long double>(total) * r / ranks_;
+    std::size_t best = static_cast<std::size_t>(
+        std::lower_bound(before.begin(), before.end(), share,
+                         [](Extent b, long double x) { return static_cast<long double>(b) < x; }) -
+        before.begin());
+    if (model && total > 0 && !whole(best)) {
+      std::size_t down = best, up = best;
+      while (!whole(down)) --down;
+      while (!whole(up)) ++up;
+      double least = cost(best, share);
+      for (std::size_t other : {best - 1, down, up})
+        if (cost(other, share) < least) least = cost(other, share), best = other;
+    }
+    cut[static_cast<std::size_t>(r)] = std::max(best, cut[static_cast<std::size_t>(r) - 1]);
   }
-  // Tuple i runs on the rank whose even share of the flops holds the flops before it.
-  Extent before = 0;
-  for (Extent w : weights) {
-    present_rank_.push_back(
-        static_cast<int>(static_cast<long double>(before) * ranks_ / static_cast<long double>(total)));
-    before += w;
-  }
+  present_rank_.assign(n, 0);
+  for (int r = 0; r < ranks_; ++r)
+    for (std::size_t i = cut[static_cast<std::size_t>(r)]; i < cut[static_cast<std::size_t>(r) + 1]; ++i)
+      present_rank_[i] = r;
 }
 
 void VertexSchedule::screen_by_norms(const BlockShape& a, const BlockShape& b, double screen) {

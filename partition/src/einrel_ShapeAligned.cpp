@@ -11,7 +11,7 @@ bool has_block_shapes(const Graph& graph) {
 }
 
 std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector<PartitionVector>& partitions,
-                                           Extent coarsen) {
+                                           Extent coarsen, Extent refine) {
   std::vector<PartitionVector> aligned = partitions;
   std::vector<std::optional<std::vector<Extent>>> cuts(graph.size());  // per sparse value, its parts
   for (VertexId v = 0; v < graph.size(); ++v) {
@@ -45,6 +45,10 @@ std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector
       }
     }
     if (!sparse) continue;
+    if (refine > 1 && !e.output.empty()) {
+      const std::size_t at = labels.find(e.output.back());
+      parts[at] = std::min(parts[at] * refine, vertex.resolved->extent(e.output.back()));
+    }
     aligned[v] = PartitionVector(labels, parts);
     cuts[v] = aligned[v].project(e.output);
   }

@@ -510,9 +510,67 @@ TEST(StepList, ADenseInputFirstReadByASparseVertexIsWhole) {
   }
 }
 
+// Where the even share of a sparse vertex's flops falls inside an output block's tuples, the share ends at the
+// block's edge when sending and adding the partial block costs the model more than the flops the edge moves, and
+// inside the block when the partial costs less; without a model, at the even share. Four 64³ block products, the
+// middle two into one output block: the even cut of two ranks falls between them.
+TEST(StepList, SparseSharesEndAtOutputBlockEdgesWhenPartialsCostMore) {
+  Graph g;
+  const VertexId A = g.sparse_input("A", Dtype::f64, {128, 128}), B = g.sparse_input("B", Dtype::f64, {128, 128});
+  const BlockGrid grid({128, 128}, {2, 2});
+  g.bind_shape(A, BlockShape(grid, {true, true, false, true}));  // A00 A01 A11
+  g.bind_shape(B, BlockShape(grid, {true, true, false, true}));  // B00 B01 B11
+  const VertexId C = g.einsum("ij,jk->ik", A, B, {JoinOp::mul, AggOp::sum, {}, "C"});
+  g.output(C);
+  const auto plan = partition::shape_aligned(g, {{}, {}, PartitionVector("ijk", {1, 1, 1})}, 1);
+  // C00 = A00 B00; C01 = A00 B01 + A01 B11; C11 = A11 B11.
+  engine::MachineModel costly, free;
+  costly.latency_seconds = 1;
+  free.latency_seconds = 0, free.seconds_per_byte = 0, free.memory_bytes_per_second = 1e30;
+  const Extent C01 = 1;
+  // The defaults: a partial of 64² doubles (2 us + 32 KiB at 10 GB/s and three passes at 10 GB/s: 15 us) costs
+  // more than the 64³ product (13 us at 40 GFLOP/s) the edge moves.
+  for (const auto& [model, split] : {std::pair{engine::MachineModel{}, false}, {costly, false}, {free, true}}) {
+    const engine::Schedule schedule(g, plan, 2, engine::TransitionPolicy::automatic, model);
+    const engine::VertexSchedule& vs = schedule.vertex(C);
+    ASSERT_EQ(vs.present_tuples().size(), 4u);
+    EXPECT_EQ(vs.contributors(C01).size(), split ? 2u : 1u) << "latency " << model.latency_seconds;
+    EXPECT_EQ(vs.tuples_of(0).size() + vs.tuples_of(1).size(), 4u);
+    EXPECT_EQ(vs.tuples_of(0).size() == 2, split);  // else 1 and 3 tuples: the cut moved to an edge
+  }
+  // Without a model (a VertexSchedule alone), the share ends where the flops reach half of them.
+  const engine::VertexSchedule plain(g.vertex(C), plan[C], 2, {}, {&*g.vertex(A).shape, &*g.vertex(B).shape});
+  EXPECT_EQ(plain.tuples_of(0).size(), 2u);
+  EXPECT_EQ(plain.contributors(C01).size(), 2u);
+  // Whatever the model, the dry run is what execute measures.
+  const Communicator comm(MPI_COMM_WORLD);
+  expect_dry_run_is_execute(comm, g, plan, engine::TransitionPolicy::automatic);
+}
+
+// Cut along the shapes with `refine`: the output's last label of a sparse vertex in twice the shape's parts, the
+// others as its sparse operands' values are cut (a reader of a refined value takes its refined cut).
+TEST(StepList, ShapeAlignedRefinesTheOutputsLastLabel) {
+  std::mt19937 gen(53);
+  const Graph g = sparse_graph(gen, 0.3);
+  const auto base = test::random_plan(g, gen);
+  const auto aligned = partition::shape_aligned(g, base, 1), refined = partition::shape_aligned(g, base, 1, 2);
+  const VertexId C = g.find("C").value(), T = g.find("T").value();  // ij,jk->ik of sparse inputs; ik->ki of C
+  auto doubled = [&](VertexId v, char c) {
+    return std::min(2 * aligned[v].parts_of(c), g.vertex(v).resolved->extent(c));
+  };
+  EXPECT_EQ(refined[C].parts_of('i'), aligned[C].parts_of('i'));
+  EXPECT_EQ(refined[C].parts_of('j'), aligned[C].parts_of('j'));
+  EXPECT_EQ(refined[C].parts_of('k'), doubled(C, 'k'));
+  EXPECT_EQ(refined[T].parts_of('k'), refined[C].parts_of('k'));
+  EXPECT_EQ(refined[T].parts_of('i'), doubled(T, 'i'));
+  const Communicator comm(MPI_COMM_WORLD);
+  expect_dry_run_is_execute(comm, g, refined, engine::TransitionPolicy::automatic);
+}
+
 // A sparse vertex's running tuples are spread by their flops, not by the position among all tuples: with the
 // present blocks all in the first rows (where t·R/J would give every tuple to the first ranks), each rank's
-// share of the flops is within one tuple's of an even share.
+// share of the flops is within one tuple's of an even share (under a model where partial results cost nothing to
+// reduce: with the defaults, these tiny blocks' shares end at output blocks' edges, as the next test checks).
 TEST(StepList, SparseTuplesAreSpreadByFlops) {
   Graph g;
   const VertexId A = g.sparse_input("A", Dtype::f64, {64, 64}), B = g.input("B", Dtype::f64, {64, 16});
@@ -523,8 +581,10 @@ TEST(StepList, SparseTuplesAreSpreadByFlops) {
   g.output(g.einsum("ij,jk->ik", A, B, {JoinOp::mul, AggOp::sum, {}, "C"}));
   // Cut along the shape: the 5×3 blocks of A, B's columns in 2.
   const auto plan = partition::shape_aligned(g, {{}, {}, PartitionVector("ijk", {1, 1, 2})}, 1);
+  engine::MachineModel free_partials;
+  free_partials.latency_seconds = 0, free_partials.seconds_per_byte = 0, free_partials.memory_bytes_per_second = 1e30;
   for (int R = 1; R <= 6; ++R) {
-    const engine::Schedule schedule(g, plan, R);
+    const engine::Schedule schedule(g, plan, R, engine::TransitionPolicy::automatic, free_partials);
     const engine::VertexSchedule& vs = schedule.vertex(2);
     auto flops = [&](Extent t) {  // i × j × k of the tuple's blocks
       const std::vector<Bound> bounds = vs.tuple_bounds(t);

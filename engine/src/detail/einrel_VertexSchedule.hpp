@@ -3,6 +3,7 @@
 
 #include <einrel_BlockLayout.hpp>
 #include <einrel_Graph.hpp>
+#include <einrel_MachineModel.hpp>
 #include <einrel_PartitionVector.hpp>
 
 #include <optional>
@@ -40,7 +41,7 @@ class VertexSchedule {
   // its blocks' norms by those sums.
   VertexSchedule(const Vertex& vertex, const partition::PartitionVector& d, int ranks,
                  const std::string& output_order = {}, const std::vector<const BlockShape*>& operand_shapes = {},
-                 double screen = 0);
+                 double screen = 0, const MachineModel* model = nullptr);
   // An element-wise vertex whose operands are partial results laid out as `partials` (one summand per site
   // of each block): one tuple per block on each of its sites, combining the rank's summands with the join
   // (Schedule::on_partials); operands and output in `partials`, whatever the vertex's partition vector.
@@ -90,7 +91,12 @@ class VertexSchedule {
   Extent group_start(Extent g) const;
   // The running tuples of a sparse or sliced vertex and their ranks, by flops (the sparse constructor's part).
   void keep_present_tuples(const Vertex& vertex, const std::string& tuple_labels,
-                           const std::vector<const BlockShape*>& operand_shapes, double screen);
+                           const std::vector<const BlockShape*>& operand_shapes, double screen,
+                           const MachineModel* model);
+  // present_rank_: the running tuples spread over the ranks in order, each an even share of their flops; under
+  // `model`, a share ends at an output block's edge where that costs less than sending a partial block.
+  void spread_present_tuples(const ResolvedEinSum& resolved, const std::string& tuple_labels, Dtype dtype,
+                             const MachineModel* model);
   // Of present_, drops the tuples screened by the operands' norm bounds `a` and `b` (on the operands' grids)
   // and those of truncated output blocks; sets output_norms_.
   void screen_by_norms(const BlockShape& a, const BlockShape& b, double screen);
