@@ -98,14 +98,18 @@ class Session {
   }
   redistribute::Exchange<memory_space>& exchange() { return exchange_; }
 
-  // Collective: with options().warm_memory, takes every block and buffer the executions will use and makes
-  // the collectives' communicators (warm_memory, prepare_collectives), once; call it before loading the
+  // Collective: with options().warm_memory, takes every block and buffer the executions will use, makes
+  // the collectives' communicators and sends a first message to each peer (warm_memory, prepare_collectives,
+  // prepare_messages), once; call it before loading the
   // inputs, whose blocks then come from the pool too. Later calls do nothing.
   void prepare(const ExecutionSpace& exec) {
     if (prepared_ || !options_.warm_memory) return;
     const Options& options = options_;
-    comm::collectively(comm_, [&] { warm_memory(exec, exchange_, graph_, fitted_->schedule, steps_, options); });
+    std::set<int> peers;
+    comm::collectively(comm_,
+                       [&] { peers = warm_memory(exec, exchange_, graph_, fitted_->schedule, steps_, options); });
     prepare_collectives(exec, exchange_, graph_, fitted_->schedule);
+    prepare_messages(comm_, peers);
     prepared_ = true;
   }
 

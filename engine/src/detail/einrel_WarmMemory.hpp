@@ -1,6 +1,7 @@
 #ifndef EINREL_WARMMEMORY_HPP
 #define EINREL_WARMMEMORY_HPP
 
+#include <einrel_BlockMessages.hpp>
 #include <einrel_Contraction.hpp>
 #include <einrel_CublasGemm.hpp>
 #include <einrel_EngineResult.hpp>
@@ -83,6 +84,8 @@ class WarmWalk {
     }
     compat::fence(exec_, "einrel::engine: memory warmed");
   }
+  // The ranks this rank's steps exchange point-to-point messages with (operand exchanges, reductions).
+  const std::set<int>& peers() const { return peers_; }
 
  private:
   template <class S>
@@ -108,8 +111,14 @@ class WarmWalk {
     operands.clear();
     const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
     std::vector<Block<S>> incoming;
-    for (const PartialMessage& m : s.work->receives) incoming.push_back(take<S>(out.block_bound(m.output_block)));
-    for (const PartialMessage& m : s.work->sends) partials.erase(m.output_block);
+    for (const PartialMessage& m : s.work->receives) {
+      incoming.push_back(take<S>(out.block_bound(m.output_block)));
+      peers_.insert(m.peer);
+    }
+    for (const PartialMessage& m : s.work->sends) {
+      partials.erase(m.output_block);
+      peers_.insert(m.peer);
+    }
     for (const auto& [g, block] : partials) held_[s.vertex].emplace(g, block);
   }
 
@@ -129,6 +138,8 @@ class WarmWalk {
       const redistribute::RedistributionPlan plan(schedule_.layout(producer), to, exchange_.comm().rank(), sizeof(S),
                                                   options_.exchange_limits());
       exchange_.prepare(exec_, plan, sizeof(S));
+      for (const auto* streams : {&plan.sends(), &plan.receives()})
+        for (const redistribute::PeerStream& stream : *streams) peers_.insert(stream.peer);
     }
   }
 
@@ -186,6 +197,7 @@ class WarmWalk {
   kernels::KernelTarget target_;
   std::map<Dtype, VendorGemmCall> vendor_gemm_;  // touched on the call with the largest workspace
   std::vector<Blocks> held_;                     // per value, the blocks this rank keeps
+  std::set<int> peers_;
 };
 
 }  // namespace detail
@@ -194,18 +206,23 @@ class WarmWalk {
 // execution of `steps` on this rank will take, grows `exchange`'s buffers to each redistribution's needs,
 // takes each kind of kernel call's temporaries and touches the vendor BLAS' packing buffers, so that execute
 // then first-touches no page (docs/engine.md "Memory"). Afterwards the pool's cache and the exchange buffers
-// stay allocated. Call it before loading the inputs, whose blocks then come from the cache too.
+// stay allocated. Call it before loading the inputs, whose blocks then come from the cache too. Returns the
+// ranks this rank's steps exchange point-to-point messages with (prepare_messages).
 template <class ExecutionSpace>
-void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
-                 const Graph& graph, const Schedule& schedule, const RankSteps& steps, const Options& options = {}) {
-  detail::WarmWalk<ExecutionSpace>(exec, exchange, graph, schedule, options).run(steps);
+std::set<int> warm_memory(const ExecutionSpace& exec,
+                          redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange, const Graph& graph,
+                          const Schedule& schedule, const RankSteps& steps, const Options& options = {}) {
+  detail::WarmWalk<ExecutionSpace> walk(exec, exchange, graph, schedule, options);
+  walk.run(steps);
+  return walk.peers();
 }
 
 // The same, computing this rank's steps.
 template <class ExecutionSpace>
-void warm_memory(const ExecutionSpace& exec, redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange,
-                 const Graph& graph, const Schedule& schedule, const Options& options = {}) {
-  warm_memory(exec, exchange, graph, schedule, rank_steps(graph, schedule, exchange.comm().rank()), options);
+std::set<int> warm_memory(const ExecutionSpace& exec,
+                          redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange, const Graph& graph,
+                          const Schedule& schedule, const Options& options = {}) {
+  return warm_memory(exec, exchange, graph, schedule, rank_steps(graph, schedule, exchange.comm().rank()), options);
 }
 
 // Collective over the exchange's communicator: makes the process mesh and every group communicator the
@@ -231,6 +248,32 @@ void prepare_collectives(const ExecutionSpace& exec,
       for (int run = 0; run < 2; ++run) redistribute::mesh::execute_reshard(exec, mesh, plan, tile);
     });
   });
+}
+
+// Collective among each rank and its `peers` (warm_memory's; rank r lists q exactly when q lists r): one
+// message of 64 KiB each way with every peer, so that MPI's first message between two processes is not one of
+// the run's. MPICH sets up a pair's large-message path on its first use: the first 64 KiB message between two
+// ranks here took 150 us, a 512 KiB one after it 75 us (docs/engine.md "Memory"). Call it on every rank after
+// warm_memory.
+inline void prepare_messages(const comm::Communicator& comm, const std::set<int>& peers) {
+  constexpr int warm_tag = 8;  // nothing else is in flight on comm while the session prepares
+  using Block = Tensor<double, Kokkos::HostSpace>;
+  redistribute::BlockMessages<double, Kokkos::HostSpace> messages(comm.get(), warm_tag);
+  // Outside the pool, whose peak is the run's (allocated and freed here).
+  auto buffer = [] {
+    return Block(
+        Bound{8192},
+        Block::view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::engine/warm_message"), 8192));
+  };
+  const Block out = buffer();
+  Kokkos::deep_copy(out.view(), 0.0);
+  std::vector<Block> in;
+  for (int peer : peers) {
+    in.push_back(buffer());
+    messages.receive(in.back(), peer);
+  }
+  for (int peer : peers) messages.send(out, peer);
+  messages.wait();
 }
 
 }  // namespace einrel::engine
