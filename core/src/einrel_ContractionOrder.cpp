@@ -329,12 +329,8 @@ std::vector<ContractionOrder> contraction_orders(const ResolvedEinSum& resolved)
   for (const auto& [weight, method] : weights) {
     ContractionOrder order = costed_order(resolved, subset_order(resolved, true, weight));
     order.method = method;
-    const bool seen = std::any_of(orders.begin(), orders.end(), [&](const ContractionOrder& o) {
-      return std::equal(o.steps.begin(), o.steps.end(), order.steps.begin(), order.steps.end(),
-                        [](const NaryStep& a, const NaryStep& b) {
-                          return a.first == b.first && a.second == b.second && a.labels == b.labels;
-                        });
-    });
+    const bool seen =
+        std::any_of(orders.begin(), orders.end(), [&](const ContractionOrder& o) { return o.steps == order.steps; });
     if (!seen) orders.push_back(std::move(order));
   }
   return orders;

@@ -358,13 +358,7 @@ TEST(ContractionOrder, AlternativesMinimiseTheirOwnMeasure) {
       const double best = weighted_brute_force(o.ops, o.output, sizes, weight);
       EXPECT_NEAR(weighted_cost(orders[i].steps, o.ops, o.output, sizes, weight), best, 1e-12 * best);
       EXPECT_GE(orders[i].flops, orders[0].flops);
-      for (std::size_t j = 0; j < i; ++j)
-        EXPECT_FALSE(std::equal(orders[i].steps.begin(), orders[i].steps.end(), orders[j].steps.begin(),
-                                orders[j].steps.end(),
-                                [](const NaryStep& a, const NaryStep& b) {
-                                  return a.first == b.first && a.second == b.second && a.labels == b.labels;
-                                }))
-            << "a repeated order";
+      for (std::size_t j = 0; j < i; ++j) EXPECT_FALSE(orders[i].steps == orders[j].steps) << "a repeated order";
       ++alternatives;
     }
   }

@@ -14,6 +14,9 @@ namespace einrel {
 struct NaryStep {
   std::size_t first = 0, second = 0;
   std::string labels;
+  friend bool operator==(const NaryStep& a, const NaryStep& b) {
+    return a.first == b.first && a.second == b.second && a.labels == b.labels;
+  }
 };
 
 // How an n-ary einsum is computed pairwise, and what that costs.
