@@ -18,8 +18,10 @@ namespace einrel::engine {
 
 namespace {
 
-// How much faster a plan with halved shape blocks must be estimated than every other to win (eindecomp).
+// How much faster a plan with halved shape blocks must be estimated than every other to win, and the most
+// tuples the busiest rank of the fastest other plan runs for such a plan to be weighed (eindecomp).
 constexpr double halved_margin = 0.06;
+constexpr Extent halving_tuples = 32;
 
 // The schedule of `partitions` on `ranks` ranks as `options` say (transitions `policy`, input reads, the
 // scheduling model).
@@ -111,34 +113,36 @@ class PlanCosting {
           candidates.push_back(make(finer, "eindecomp", model));
     std::vector<std::string> aligned(candidates.size());  // how a candidate was cut along the block shapes
     std::vector<bool> halved(candidates.size(), false);   // cut finer than the shapes
-    if (partition::has_block_shapes(graph_)) {
+    auto align = [&](std::size_t c, Extent coarsen, Extent refine) {
+      partition::Plan plan = candidates[c];
+      plan.partitions = partition::shape_aligned(graph_, plan.partitions, coarsen, refine);
+      candidates.push_back(std::move(plan));
+      halved.push_back(refine > 1);
+      aligned.push_back(", cut along the block shapes" +
+                        (coarsen > 1  ? " (" + std::to_string(coarsen) + " blocks in one)"
+                         : refine > 1 ? " (each block in " + std::to_string(refine) + ")"
+                                      : std::string()));
+    };
+    const bool shapes = partition::has_block_shapes(graph_);
+    if (shapes) {
       const std::size_t base = candidates.size();
-      // (coarsen, refine): several shape blocks in one, or each in two along the output's last label.
-      for (auto [coarsen, refine] : std::vector<std::pair<Extent, Extent>>{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 2}})
-        for (std::size_t c = 0; c < base; ++c) {
-          partition::Plan plan = candidates[c];
-          plan.partitions = partition::shape_aligned(graph_, plan.partitions, coarsen, refine);
-          candidates.push_back(std::move(plan));
-          halved.push_back(refine > 1);
-          aligned.push_back(", cut along the block shapes" +
-                            (coarsen > 1  ? " (" + std::to_string(coarsen) + " blocks in one)"
-                             : refine > 1 ? std::string(" (each block in " + std::to_string(refine) + ")")
-                                          : std::string()));
-        }
+      for (Extent coarsen : {1, 2, 4, 8})
+        for (std::size_t c = 0; c < base; ++c) align(c, coarsen, 1);
     }
     std::vector<double> value, peak;
-    std::vector<std::optional<FittedPlan>> costed(candidates.size());  // kept while it may still win
+    std::vector<std::optional<FittedPlan>> costed;  // kept while it may still win
     double least = 0;
     std::size_t considered = 0;
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
+    auto weigh = [&](std::size_t c) {
       considered += candidates[c].partitions_considered;
+      costed.emplace_back();
       // An earlier candidate with the same partitions has the same dry run, and wins any tie with this one.
       std::size_t same = 0;
       while (same < c && !(candidates[same].partitions == candidates[c].partitions)) ++same;
       if (same < c) {
         value.push_back(value[same]);
         peak.push_back(peak[same]);
-        continue;
+        return;
       }
       costed[c] = cost(candidates[c], options_.transitions);
       // A halved block product re-reads the operand block it shares with its other half: memory traffic the
@@ -151,6 +155,20 @@ class PlanCosting {
       least = c == 0 ? value[c] : std::min(least, value[c]);
       for (std::size_t d = 0; d < c; ++d)
         if (costed[d] && better(least, value[d])) costed[d].reset();
+    };
+    for (std::size_t c = 0; c < candidates.size(); ++c) weigh(c);
+    // Where the fastest plan so far runs a few block products per rank, an uneven count leaves a rank idle for
+    // one of them: the first candidate is also weighed with each shape block cut in two along the output's last
+    // label (a few tuples, so a cheap dry run; planning many-tuple plans twice more cost McWeeny's step 2× more).
+    if (shapes) {
+      Extent most_tuples = 0;
+      for (std::size_t c = 0; c < candidates.size(); ++c)
+        if (costed[c] && !better(least, value[c]))
+          for (const RankTraffic& r : costed[c]->dry_run.ranks) most_tuples = std::max(most_tuples, r.tuples);
+      if (most_tuples <= halving_tuples) {
+        align(0, 1, 2);
+        weigh(candidates.size() - 1);
+      }
     }
     std::size_t best = candidates.size();
     for (std::size_t c = 0; c < candidates.size(); ++c)

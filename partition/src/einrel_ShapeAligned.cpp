@@ -14,6 +14,7 @@ std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector
                                            Extent coarsen, Extent refine) {
   std::vector<PartitionVector> aligned = partitions;
   std::vector<std::optional<std::vector<Extent>>> cuts(graph.size());  // per sparse value, its parts
+  std::vector<bool> finer(graph.size(), false);  // cut finer than the shapes, here or by an operand
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.is_input()) {
@@ -37,6 +38,7 @@ std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector
     for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
       if (!cuts[vertex.inputs[k]]) continue;
       sparse = true;
+      finer[v] = finer[v] || finer[vertex.inputs[k]];
       for (std::size_t d = 0; d < e.inputs[k].size(); ++d) {
         const std::size_t at = labels.find(e.inputs[k][d]);
         const Extent n = (*cuts[vertex.inputs[k]])[d];
@@ -45,9 +47,10 @@ std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector
       }
     }
     if (!sparse) continue;
-    if (refine > 1 && !e.output.empty()) {
+    if (refine > 1 && !finer[v] && !e.output.empty()) {  // once along a chain of sparse vertices
       const std::size_t at = labels.find(e.output.back());
       parts[at] = std::min(parts[at] * refine, vertex.resolved->extent(e.output.back()));
+      finer[v] = true;
     }
     aligned[v] = PartitionVector(labels, parts);
     cuts[v] = aligned[v].project(e.output);

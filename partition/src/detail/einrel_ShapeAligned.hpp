@@ -17,8 +17,9 @@ bool has_block_shapes(const Graph& graph);
 // (ceil; at least one part), so that its join tuples are the present block pairs; its output is then sparse on
 // the cut it gets. Other labels and vertices keep their parts. A label two sparse operands cut differently
 // takes the finer cut. With `refine` > 1 such a vertex then cuts its output's last label `refine` times finer (at
-// most one element a part): each block product becomes `refine` smaller ones, whose rows (the row-major output's
-// columns) are the GEMM's, so that a few products can be shared evenly over the ranks. The engine's dry run then
+// most one element a part), unless a sparse operand comes cut finer already (once along a chain of sparse
+// vertices): each block product becomes `refine` smaller ones, whose rows (the row-major output's columns) are the
+// GEMM's, so that a few products can be shared evenly over the ranks. The engine's dry run then
 // weighs these plans against the dense ones: which blocks run, their sizes and the density decide.
 std::vector<PartitionVector> shape_aligned(const Graph& graph, const std::vector<PartitionVector>& partitions,
                                            Extent coarsen, Extent refine = 1);
