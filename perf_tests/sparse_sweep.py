@@ -11,6 +11,8 @@ AB's structural shape and C), the least any block product can do. It then runs, 
 - sparse: `einrel run` of the graph with its inputs declared `sparse` (their shapes from the masks; the planner chooses
   the blocks it runs: the input's tiles, several in one, or the dense plan);
 - dense: the same graph and file with the inputs declared dense;
+both planned under the machine model `einrel calibrate` measures on the same ranks first (the planner's block
+sizes follow its rates; `--machine FILE` gives one, `--default-model` plans under the defaults),
 and takes the medians of the reports' `evaluation_seconds` (the vertices; with `--input-reads move` the inputs are
 read before the evaluation, so input reading and memory warm-up are excluded on both sides). Efficiency = dense seconds × (structural flops / dense flops) / sparse seconds: 1 where
 the sparse run does only the structural flops at the dense run's rate. It also prints the flops the sparse run
@@ -63,7 +65,7 @@ def write_inputs(path, names, n, tile, density, rng):
 def run(args, graph, data):
     report = graph + ".json"
     cmd = [args.mpiexec, "-n", str(args.ranks), args.einrel, "run", graph, "--input", data, "--input-reads", "move",
-           "--report", report]
+           "--report", report] + (["--machine", args.machine] if args.machine else [])
     subprocess.run(cmd, check=True, capture_output=True)
     with open(report) as f:
         return json.load(f)
@@ -80,6 +82,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--bench", nargs="+", default=["product", "chain"], choices=sorted(GRAPHS))
+    ap.add_argument("--machine", help="a machine file for both sides (default: `einrel calibrate` on --ranks first)")
+    ap.add_argument("--default-model", action="store_true", help="plan under the default machine model")
     args = ap.parse_args()
     args.einrel = os.path.abspath(args.einrel)
     rng = np.random.default_rng(args.seed)
@@ -88,6 +92,15 @@ def main():
     print("bench,density,structural_fraction,sparse_s,dense_s,dense_over_sparse,efficiency,flops_done_over_structural,"
           "dense_gflops_per_rank,dense_over_numpy,proposed_by", flush=True)
     with tempfile.TemporaryDirectory() as work:
+        if not args.machine and not args.default_model:
+            args.machine = os.path.join(work, "machine.json")
+            subprocess.run([args.mpiexec, "-n", str(args.ranks), args.einrel, "calibrate", "--output", args.machine],
+                           check=True, capture_output=True)
+        if args.machine:
+            with open(args.machine) as f:
+                machine = json.load(f)
+            print(f"# machine model {args.machine}: {machine['flops_per_second'] / 1e9:.1f} GFLOP/s, "
+                  f"gemm_half_rate_dimension {machine['gemm_half_rate_dimension']:.2f}")
         for bench in args.bench:
             n = args.n if bench == "product" else args.n // 2
             names = "AB" if bench == "product" else "ABC"
