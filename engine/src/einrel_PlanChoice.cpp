@@ -44,6 +44,7 @@ class PlanCosting {
         ranks_(ranks),
         options_(options),
         carried_(carried),
+        streamed_(streamed_inputs(graph, options.input_reads, carried)),
         call_costs_(graph, options.scheduling_model()) {}
 
   partition::Plan make(Extent p, const std::string& planner, partition::CostModel model) const {
@@ -196,8 +197,7 @@ class PlanCosting {
   // finds finer plans).
   bool streams_inputs() const {
     if (ranks_ < 2 || options_.procs) return false;
-    const std::vector<bool> streamed = streamed_inputs(graph_, options_.input_reads, carried_);
-    return std::find(streamed.begin(), streamed.end(), true) != streamed.end();
+    return std::find(streamed_.begin(), streamed_.end(), true) != streamed_.end();
   }
 
   // The requested plan under the options' transitions, with its dry run.
@@ -211,8 +211,7 @@ class PlanCosting {
  private:
   // The memory model's budget on these ranks, with the kernels' temporaries of a call as the dry run counts them.
   partition::MemoryBudget memory_budget(double bytes) const {
-    partition::MemoryBudget budget{
-        bytes, static_cast<Extent>(ranks_), {}, streamed_inputs(graph_, options_.input_reads, carried_)};
+    partition::MemoryBudget budget{bytes, static_cast<Extent>(ranks_), {}, streamed_};
     budget.call_bytes = [this](VertexId v, const std::vector<Extent>& parts) {
       const ResolvedEinSum& r = graph_.resolved(v);
       std::vector<Bound> blocks;
@@ -232,7 +231,8 @@ class PlanCosting {
   int ranks_;
   const Options& options_;
   const partition::Carried& carried_;
-  mutable CallCosts call_costs_;  // the kernel calls' prices, shared by the candidates' dry runs
+  const std::vector<bool> streamed_;  // the inputs that may be streamed (streamed_inputs)
+  mutable CallCosts call_costs_;      // the kernel calls' prices, shared by the candidates' dry runs
 };
 
 // Under the engine model, the plan's costs are its dry run's: per vertex the floats moved to place its
@@ -354,8 +354,9 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
   bases.push_back(requested.plan);
   // How the memory-constrained search's model compares with the dry run, on the requested plan: model / dry run.
   double model_ratio = 0;
-  if (const std::optional<double> model = costing.model_peak(requested.plan); model && estimate(requested).peak > 0)
-    model_ratio = *model / static_cast<double>(estimate(requested).peak);
+  if (const std::optional<double> model = costing.model_peak(requested.plan)) {
+    if (const std::size_t peak = estimate(requested).peak; peak > 0) model_ratio = *model / static_cast<double>(peak);
+  }
   if (auto fit = fitting(std::move(requested))) return std::move(fit->first);
 
   std::vector<std::string> planners{options.planner};
