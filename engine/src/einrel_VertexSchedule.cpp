@@ -166,7 +166,7 @@ void VertexSchedule::spread_present_tuples(const ResolvedEinSum& resolved, const
       while (!whole(up)) ++up;
       double least = cost(best, share);
       for (std::size_t other : {best - 1, down, up})
-        if (cost(other, share) < least) least = cost(other, share), best = other;
+        if (const double c = cost(other, share); c < least) least = c, best = other;
     }
     cut[static_cast<std::size_t>(r)] = std::max(best, cut[static_cast<std::size_t>(r) - 1]);
   }
