@@ -17,7 +17,10 @@ and takes the medians of the reports' `evaluation_seconds` (the vertices; with `
 read before the evaluation, so input reading and memory warm-up are excluded on both sides). Efficiency = dense seconds × (structural flops / dense flops) / sparse seconds: 1 where
 the sparse run does only the structural flops at the dense run's rate. It also prints the flops the sparse run
 did against the structural count (> 1 where the planner ran coarser blocks), and the dense run's GFLOP/s per
-rank against numpy's one-thread dgemm (its own process), the absolute check on the peer.
+rank against numpy's one-thread dgemm (its own process), the absolute check on the peer. The tile ceiling is
+numpy's rate on --tile³ products, --ranks processes at once (numpy_tile_rate), over the dense run's rate per
+rank: the efficiency a run made of the input's block products reaches if each runs at the BLAS's own rate for
+its size and nothing else costs (the BLAS packs both operands of every call, which a large GEMM amortizes).
 
   OMP_NUM_THREADS=1 OMP_PROC_BIND=false python3 perf_tests/sparse_sweep.py --einrel build/drivers/einrel --ranks 2
 """
@@ -32,7 +35,7 @@ import tempfile
 import h5py
 import numpy as np
 
-from numpy_peer import numpy_dgemm_rate
+from numpy_peer import numpy_dgemm_rate, numpy_tile_rate
 
 # The product of --n and the chain (A B) C of --n / 2, as sparse_bench.py runs them; {s} is " sparse" or "".
 GRAPHS = {
@@ -88,9 +91,11 @@ def main():
     args.einrel = os.path.abspath(args.einrel)
     rng = np.random.default_rng(args.seed)
     numpy_rate = numpy_dgemm_rate(args.n)
-    print(f"# numpy one-thread dgemm {args.n}³: {numpy_rate / 1e9:.1f} GFLOP/s per core")
+    tile_rate = numpy_tile_rate(args.tile, args.ranks)
+    print(f"# numpy one-thread dgemm {args.n}³: {numpy_rate / 1e9:.1f} GFLOP/s per core; {args.tile}³ products, "
+          f"{args.ranks} processes at once: {tile_rate / 1e9:.1f} ({tile_rate / numpy_rate:.2f} of it)")
     print("bench,density,structural_fraction,sparse_s,dense_s,dense_over_sparse,efficiency,flops_done_over_structural,"
-          "dense_gflops_per_rank,dense_over_numpy,proposed_by", flush=True)
+          "dense_gflops_per_rank,dense_over_numpy,tile_ceiling,proposed_by", flush=True)
     with tempfile.TemporaryDirectory() as work:
         if not args.machine and not args.default_model:
             args.machine = os.path.join(work, "machine.json")
@@ -125,7 +130,7 @@ def main():
                 rate = dense_flops / d / args.ranks
                 print(f"{bench},{density},{fraction:.5f},{s:.4f},{d:.4f},{d / s:.2f},{d * fraction / s:.3f},"
                       f"{done / structural if structural else float('nan'):.3f},{rate / 1e9:.1f},"
-                      f"{rate / numpy_rate:.3f},\"{rs['proposed_by']}\"", flush=True)
+                      f"{rate / numpy_rate:.3f},{tile_rate / rate:.3f},\"{rs['proposed_by']}\"", flush=True)
     return 0
 
 
