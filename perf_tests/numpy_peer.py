@@ -6,6 +6,11 @@ import sys
 import time
 
 
+def one_thread_env():
+    """The environment of a numpy peer process: its BLAS on one thread, as each einrel rank runs."""
+    return dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+
+
 def numpy_dgemm_rate(n):
     """numpy's one-thread n³ dgemm in its own process, warm, median of 3: the machine's BLAS rate per core,
     the absolute check on a benchmark's dense einrel side (flop/s)."""
@@ -14,8 +19,7 @@ def numpy_dgemm_rate(n):
             "t = []\n"
             "for _ in range(3):\n    s = time.perf_counter(); a @ b; t.append(time.perf_counter() - s)\n"
             f"print(2 * {n}**3 / statistics.median(t))")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+    return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=one_thread_env(),
                                 check=True).stdout)
 
 
@@ -38,9 +42,9 @@ def numpy_tile_rate(tile, processes, count=6, rounds=41):
             "    for i in range(c): np.matmul(a[i], b[i], out=r[i])\n"
             "    s.append(time.perf_counter() - t0)\n"
             "print(2 * t**3 * c / statistics.median(s))")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     start = str(time.time() + 1.0)
-    runs = [subprocess.Popen([sys.executable, "-c", code, start], stdout=subprocess.PIPE, text=True, env=env)
+    runs = [subprocess.Popen([sys.executable, "-c", code, start], stdout=subprocess.PIPE, text=True,
+                             env=one_thread_env())
             for _ in range(processes)]
     rates = []
     for p in runs:
