@@ -143,8 +143,36 @@ bool operator==(const RankParts& a, const RankParts& b) {
   return true;
 }
 
+std::vector<Extent> walk_key(const RankParts& parts) {
+  std::vector<Extent> key;
+  for (const std::vector<Extent>& blocks : parts.input_blocks) key.push_back(static_cast<Extent>(blocks.size()));
+  for (const std::shared_ptr<const VertexWork>& w : parts.work) {
+    for (const OperandSteps& op : w->operands)
+      key.insert(key.end(), {static_cast<Extent>(op.source), static_cast<Extent>(op.same_as),
+                             static_cast<Extent>(op.new_blocks.size()), static_cast<Extent>(op.shared_blocks.size()),
+                             op.floats_sent, op.floats_received, op.floats_read});
+    key.push_back(w->tuples());
+    for (const KernelCall& call : w->kernels) {
+      key.insert(key.end(),
+                 {call.accumulate, static_cast<Extent>(call.reads.size()), static_cast<Extent>(call.releases.size())});
+      for (const StreamedBlock& b : call.reads) key.push_back(static_cast<Extent>(b.first));
+      for (const StreamedBlock& b : call.releases) key.push_back(static_cast<Extent>(b.first));
+    }
+    key.insert(key.end(), {w->deferred, static_cast<Extent>(w->receives.size()), static_cast<Extent>(w->sends.size())});
+  }
+  return key;
+}
+
 StepLists::StepLists(const Graph& graph, const Schedule& schedule)
     : graph_(graph), schedule_(schedule), input_layout_(graph.size(), 0) {
+  for (VertexId v = 0; v < graph.size() && uniform_; ++v) {
+    uniform_ = schedule.layout(v).grid().uniform();
+    if (graph.vertex(v).is_input()) continue;
+    const VertexSchedule& vs = schedule.vertex(v);
+    uniform_ = uniform_ && vs.output_layout().grid().uniform();
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
+      uniform_ = uniform_ && vs.operand_layout(k).grid().uniform();
+  }
   std::map<const BlockLayout*, std::size_t> index;
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (!graph.vertex(v).is_input() || schedule.streamed(v)) continue;

@@ -104,17 +104,16 @@ TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, Machine
     : policy_(policy), model_(model), mesh_(rank_mesh(ranks)) {}
 
 Transition TransitionChooser::collectives(const redistribute::mesh::DistType& from,
-                                          const redistribute::mesh::DistType& to, const BlockLayout& from_layout,
-                                          const BlockLayout& to_layout, std::size_t element_bytes) {
-  const auto key = std::make_pair(str(from, mesh_), str(to, mesh_));
-  auto found = plans_.find(key);
-  if (found == plans_.end()) found = plans_.emplace(key, redistribute::mesh::synthesize_reshard(mesh_, from, to)).first;
-  const redistribute::mesh::ReshardPlan& plan = found->second;
+                                          const redistribute::mesh::DistType& to, std::size_t element_bytes) {
+  const std::shared_ptr<const redistribute::mesh::ReshardPlan> memo =
+      redistribute::mesh::memoized_reshard(mesh_, from, to);
+  const redistribute::mesh::ReshardPlan& plan = *memo;
   Transition t{TransitionPath::collectives, plan, redistribute::mesh::reshard_volumes(plan), 0, {}, {}};
   t.seconds = collective_seconds(plan, t.volumes, element_bytes, model_);
-  for (int r = 0; r < mesh_.size(); ++r)
-    t.tiles.emplace_back(to_layout.grid().id(redistribute::mesh::tile_key(plan.to, plan.mesh, r)),
-                         from_layout.grid().id(redistribute::mesh::tile_key(plan.from, plan.mesh, r)));
+  // The layouts' grids are the types' (as_dist_type, as_partial_type): tile ids are their block ids.
+  const std::vector<Extent> to_ids = redistribute::mesh::tile_ids(plan.to, plan.mesh),
+                            from_ids = redistribute::mesh::tile_ids(plan.from, plan.mesh);
+  for (std::size_t r = 0; r < to_ids.size(); ++r) t.tiles.emplace_back(to_ids[r], from_ids[r]);
   t.scratch = redistribute::mesh::reshard_scratch(plan);
   return t;
 }
@@ -133,7 +132,7 @@ Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLa
   const auto source = redistribute::mesh::as_dist_type(from, mesh_),
              target = redistribute::mesh::as_dist_type(to, mesh_);
   if (!source || !target) return p2p;
-  Transition coll = collectives(*source, *target, from, to, element_bytes);
+  Transition coll = collectives(*source, *target, element_bytes);
   return policy_ == TransitionPolicy::collectives || coll.seconds <= p2p.seconds ? coll : p2p;
 }
 
@@ -152,7 +151,7 @@ std::optional<Transition> TransitionChooser::from_partials_anew(const BlockLayou
   const auto source = redistribute::mesh::as_partial_type(from, mesh_, op);
   const auto target = redistribute::mesh::as_dist_type(to, mesh_);
   if (!source || !target || source->partial.empty()) return std::nullopt;
-  return collectives(*source, *target, from, to, element_bytes);
+  return collectives(*source, *target, element_bytes);
 }
 
 }  // namespace einrel::engine

@@ -457,4 +457,132 @@ TEST(DistType, BlockLayoutsOfTypesAreRecognized) {
       redistribute::BlockLayout(BlockGrid({16, 8}, {2, 4}), redistribute::Placement::owners(owner, 8)), mesh));
 }
 
+// MeshState's device map against a model that keeps every rank's coordinates (the paper's φ′, renumbered rank by rank
+// at each bring_to_front): on meshes of 2^k ranks, where renumberings only swap axes of equal sizes and the state keeps
+// no per-rank coordinates, and on meshes that mix primes, where it keeps them. Every rank's tile, its collective
+// groups, and whether it holds each of a set of types agree with the model's.
+TEST(MeshState, DeviceMapsAgreeWithEveryRanksCoordinates) {
+  std::mt19937 rng(17);
+  for (const char* text : {"r=16", "r=32", "r=12", "x=2,y=6", "r=18"}) {
+    const DeviceMesh mesh = DeviceMesh::parse(text).prime_factored();
+    const int R = mesh.size();
+    const std::size_t naxes = mesh.axes().size();
+    for (int trial = 0; trial < 20; ++trial) {
+      DistType t{{{2304, {}}, {1152, {}}}, {}, AggOp::sum};  // 2^8·9 and 2^7·9: any axes divide them
+      for (const MeshAxis& a : mesh.axes()) {
+        const std::size_t d = rng() % 3;
+        if (d < 2) t.dims[d].axes.insert(t.dims[d].axes.begin() + rng() % (t.dims[d].axes.size() + 1), a.name);
+      }
+      MeshState state(mesh, t);
+      std::vector<std::vector<int>> coords(R);  // the model: every rank's coordinate on each axis
+      for (int r = 0; r < R; ++r) coords[r] = mesh.coordinates(r);
+      auto index_along = [&](const std::vector<std::string>& axes, int r) {
+        Extent index = 0, place = 1;
+        for (const std::string& a : axes) {
+          const std::size_t k = *mesh.find(a);
+          index += place * coords[r][k];
+          place *= mesh.axes()[k].size;
+        }
+        return index;
+      };
+      for (int step = 0; step < 4; ++step) {
+        const std::size_t d = rng() % 2;
+        std::vector<std::string> list = state.type().dims[d].axes;
+        if (list.empty()) continue;
+        std::shuffle(list.begin(), list.end(), rng);
+        list.resize(1 + rng() % list.size());
+        std::vector<std::string> order = list;  // the model's renumbering: the tile index in the new order
+        for (const std::string& a : state.type().dims[d].axes)
+          if (std::find(list.begin(), list.end(), a) == list.end()) order.push_back(a);
+        for (int r = 0; r < R; ++r) {
+          Extent index = index_along(state.type().dims[d].axes, r);
+          for (const std::string& a : order) {
+            const std::size_t k = *mesh.find(a);
+            coords[r][k] = static_cast<int>(index % mesh.axes()[k].size);
+            index /= mesh.axes()[k].size;
+          }
+        }
+        state.bring_to_front(d, list);
+        ASSERT_EQ(state.type().dims[d].axes, order);
+        for (int r = 0; r < R; ++r) {
+          std::vector<Extent> want;
+          for (const DistDim& dim : state.type().dims)
+            want.push_back(tile_extent(dim, mesh) * index_along(dim.axes, r));
+          want.push_back(0);
+          ASSERT_EQ(state.placement(r), want) << text << " rank " << r << " step " << step;
+          ASSERT_EQ(state.position(r, order), index_along(order, r));
+        }
+        const std::vector<std::string> axes{mesh.axes()[rng() % naxes].name};
+        for (int r = 0; r < R; ++r) {
+          std::vector<int> group;
+          for (int s = 0; s < R; ++s) {
+            bool same = true;
+            for (std::size_t k = 0; k < naxes; ++k)
+              same = same && (mesh.axes()[k].name == axes[0] || coords[s][k] == coords[r][k]);
+            if (same) group.push_back(s);
+          }
+          std::sort(group.begin(), group.end(),
+                    [&](int a, int b) { return index_along(axes, a) < index_along(axes, b); });
+          ASSERT_EQ(state.group(r, axes), group);
+        }
+      }
+      // holds: the model's tiles against those the candidate type gives each rank at its own coordinates
+      std::vector<DistType> candidates{state.type(), t};
+      DistType swapped = state.type();
+      std::swap(swapped.dims[0].axes, swapped.dims[1].axes);
+      if (local_shape(swapped, mesh) == local_shape(t, mesh)) candidates.push_back(swapped);
+      for (const DistType& c : candidates) {
+        const MeshState identity(mesh, c);
+        bool all = true;
+        for (int r = 0; r < R && all; ++r) {
+          std::vector<Extent> have;
+          for (const DistDim& dim : state.type().dims)
+            have.push_back(tile_extent(dim, mesh) * index_along(dim.axes, r));
+          have.push_back(0);
+          all = have == identity.placement(r);
+        }
+        EXPECT_EQ(state.holds(c), all) << text << " " << str(state.type(), mesh) << " holds " << str(c, mesh);
+        if (local_shape(c, mesh) != local_shape(state.type(), mesh)) continue;
+        // permutation_sources: a permutation whose every source holds, by the model, the tile its rank needs
+        const std::vector<int> sources = state.permutation_sources(c);
+        std::vector<int> sorted = sources;
+        std::sort(sorted.begin(), sorted.end());
+        for (int r = 0; r < R; ++r) {
+          ASSERT_EQ(sorted[r], r);
+          std::vector<Extent> held;
+          for (const DistDim& dim : state.type().dims)
+            held.push_back(tile_extent(dim, mesh) * index_along(dim.axes, sources[r]));
+          held.push_back(0);
+          EXPECT_EQ(held, identity.placement(r)) << text << " rank " << r;
+        }
+      }
+    }
+  }
+}
+
+// tile_ids gives every rank the id of the tile tile_key names, in C order over the type's parts.
+TEST(DistType, TileIdsAreTheTileKeysOfEveryRank) {
+  std::mt19937 rng(19);
+  for (const char* text : {"r=8", "r=12", "x=2,y=3"}) {
+    const DeviceMesh mesh = DeviceMesh::parse(text).prime_factored();
+    for (int trial = 0; trial < 20; ++trial) {
+      DistType t{{{24, {}}, {72, {}}, {48, {}}}, {}, AggOp::sum};
+      for (const MeshAxis& a : mesh.axes()) {
+        const std::size_t d = rng() % 4;
+        if (d < 3) t.dims[d].axes.insert(t.dims[d].axes.begin() + rng() % (t.dims[d].axes.size() + 1), a.name);
+      }
+      std::vector<Extent> parts;
+      for (const DistDim& d : t.dims) {
+        Extent n = 1;
+        for (const std::string& a : d.axes) n *= mesh.axis_size(a);
+        parts.push_back(n);
+      }
+      const BlockGrid grid({24, 72, 48}, parts);
+      const std::vector<Extent> ids = tile_ids(t, mesh);
+      ASSERT_EQ(ids.size(), static_cast<std::size_t>(mesh.size()));
+      for (int r = 0; r < mesh.size(); ++r) EXPECT_EQ(ids[r], grid.id(tile_key(t, mesh, r))) << str(t, mesh);
+    }
+  }
+}
+
 }  // namespace

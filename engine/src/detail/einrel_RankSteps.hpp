@@ -106,6 +106,12 @@ struct RankParts {
 };
 bool operator==(const RankParts& a, const RankParts& b);  // equal contents
 
+// What a walk over a rank's parts depends on where every block of each grid has the same extents
+// (StepLists::uniform): how many blocks it takes, shares, sends and receives in place of which ones, the floats it
+// moves, and the pattern of its kernel calls. Ranks with equal keys walk alike (the same figures), so at p = R,
+// where every rank names other blocks, the dry run still walks a few ranks for all of them.
+std::vector<Extent> walk_key(const RankParts& parts);
+
 // Every rank's step list of one schedule, with what is the same for all ranks found once.
 class StepLists {
  public:
@@ -113,10 +119,13 @@ class StepLists {
   // Throws Error for a rank outside the schedule's.
   RankParts parts(int rank) const;
   RankSteps steps(const RankParts& parts, int rank) const;
+  // Whether the blocks of every grid the schedule places have the same extents (walk_key).
+  bool uniform() const { return uniform_; }
 
  private:
   const Graph& graph_;
   const Schedule& schedule_;
+  bool uniform_ = true;
   std::vector<std::size_t> input_layout_;  // per input vertex (not streamed), the index of its layout object
   std::vector<VertexId> layout_input_;     // per input layout object, the first input living in it
 };

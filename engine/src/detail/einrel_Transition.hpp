@@ -93,13 +93,11 @@ class TransitionChooser {
   std::optional<Transition> from_partials_anew(const redistribute::BlockLayout& from, AggOp op,
                                                const redistribute::BlockLayout& to, std::size_t element_bytes);
   Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
-                         const redistribute::BlockLayout& from_layout, const redistribute::BlockLayout& to_layout,
                          std::size_t element_bytes);
 
   TransitionPolicy policy_;
   MachineModel model_;
   redistribute::mesh::DeviceMesh mesh_;
-  std::map<std::pair<std::string, std::string>, redistribute::mesh::ReshardPlan> plans_;  // by the types' text
   // What choose and from_partials returned, by their arguments (layouts by signature): a graph's vertices
   // repeat the same few layouts, and each choice costs an exchange count and mesh types.
   using LayoutPair = std::pair<std::vector<Extent>, std::vector<Extent>>;

@@ -171,6 +171,36 @@ std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int r
   return key;
 }
 
+std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh) {
+  std::vector<Extent> axis_stride;  // mixed radix over the mesh axes, minor first (DeviceMesh::coordinates)
+  Extent stride = 1;
+  for (const MeshAxis& a : mesh.axes()) axis_stride.push_back(stride), stride *= a.size;
+  // Per dimension, its axes' (mesh index, place value in the tile index along the dimension), and its parts.
+  std::vector<std::vector<std::pair<std::size_t, Extent>>> digits;
+  std::vector<Extent> parts;
+  for (const DistDim& d : type.dims) {
+    auto& dim = digits.emplace_back();
+    Extent place = 1;
+    for (const std::string& a : d.axes) {
+      const std::size_t k = *mesh.find(a);
+      dim.emplace_back(k, place);
+      place *= mesh.axes()[k].size;
+    }
+    parts.push_back(place);
+  }
+  std::vector<Extent> ids(static_cast<std::size_t>(mesh.size()), 0);
+  for (int r = 0; r < mesh.size(); ++r) {
+    Extent id = 0;
+    for (std::size_t d = 0; d < digits.size(); ++d) {
+      Extent index = 0;
+      for (const auto& [k, place] : digits[d]) index += place * ((r / axis_stride[k]) % mesh.axes()[k].size);
+      id = id * parts[d] + index;
+    }
+    ids[static_cast<std::size_t>(r)] = id;
+  }
+  return ids;
+}
+
 BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh) {
   check_type(type, mesh);
   if (!type.partial.empty())
@@ -179,39 +209,52 @@ BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh) {
   for (const DistDim& d : type.dims) parts.push_back(axes_size(d.axes, mesh));
   BlockGrid grid(global_shape(type), parts);
   std::vector<std::vector<int>> sites(static_cast<std::size_t>(grid.num_blocks()));
-  for (int r = 0; r < mesh.size(); ++r) sites[static_cast<std::size_t>(grid.id(tile_key(type, mesh, r)))].push_back(r);
+  const std::vector<Extent> ids = tile_ids(type, mesh);
+  for (int r = 0; r < mesh.size(); ++r) sites[static_cast<std::size_t>(ids[static_cast<std::size_t>(r)])].push_back(r);
   return BlockLayout(std::move(grid), Placement::sites(sites, mesh.size()));
 }
 
 std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh& mesh) {
   const BlockGrid& grid = layout.grid();
-  if (layout.num_ranks() != mesh.size() || layout.placement().has_absent()) return std::nullopt;
+  const Placement& placement = layout.placement();
+  if (layout.num_ranks() != mesh.size() || placement.has_absent()) return std::nullopt;
   for (int d = 0; d < grid.rank(); ++d)
     if (grid.bound()[d] % grid.parts()[d] != 0 || grid.extent(d, 0) != grid.bound()[d] / grid.parts()[d])
       return std::nullopt;
-  std::vector<std::vector<Extent>> keys;  // per rank, its one block's key
-  for (int r = 0; r < mesh.size(); ++r) {
-    const std::vector<Extent> blocks = layout.blocks_of(r);
-    if (blocks.size() != 1) return std::nullopt;
-    keys.push_back(grid.key(blocks[0]));
-  }
+  // Per rank, its one block (one pass over the sites: this runs for every layout pair a plan costs, at any R).
+  std::vector<Extent> block(static_cast<std::size_t>(mesh.size()), -1);
+  for (Extent b = 0; b < grid.num_blocks(); ++b)
+    for (int i = 0; i < placement.num_sites(b); ++i) {
+      Extent& held = block[static_cast<std::size_t>(placement.site(b, i))];
+      if (held >= 0) return std::nullopt;
+      held = b;
+    }
+  if (std::find(block.begin(), block.end(), Extent{-1}) != block.end()) return std::nullopt;
+  std::vector<Extent> key_stride(static_cast<std::size_t>(grid.rank()), 1);  // C order over the grid's parts
+  for (int d = grid.rank() - 1; d > 0; --d) key_stride[d - 1] = key_stride[d] * grid.parts()[d];
+  std::vector<Extent> axis_stride;  // mixed radix over the mesh axes, minor first (DeviceMesh::coordinates)
+  Extent stride = 1;
+  for (const MeshAxis& a : mesh.axes()) axis_stride.push_back(stride), stride *= a.size;
   DistType type;
   std::vector<bool> used(mesh.axes().size(), false);
   for (int d = 0; d < grid.rank(); ++d) {
     DistDim dim{grid.bound()[d], {}};
-    Extent stride = 1;  // of the digit being matched, in the block index
+    Extent digit_stride = 1;  // of the digit being matched, in the block key
     for (Extent prime : prime_factors(grid.parts()[d])) {
       std::optional<std::size_t> match;
       for (std::size_t a = 0; a < mesh.axes().size() && !match; ++a) {
         if (used[a] || mesh.axes()[a].size != prime) continue;
         bool same = true;
-        for (int r = 0; r < mesh.size() && same; ++r) same = (keys[r][d] / stride) % prime == mesh.coordinates(r)[a];
+        for (int r = 0; r < mesh.size() && same; ++r) {
+          const Extent key = (block[static_cast<std::size_t>(r)] / key_stride[d]) % grid.parts()[d];
+          same = (key / digit_stride) % prime == (r / axis_stride[a]) % prime;
+        }
         if (same) match = a;
       }
       if (!match) return std::nullopt;
       used[*match] = true;
       dim.axes.push_back(mesh.axes()[*match].name);
-      stride *= prime;
+      digit_stride *= prime;
     }
     type.dims.push_back(dim);
   }

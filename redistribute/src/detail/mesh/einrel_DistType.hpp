@@ -84,6 +84,9 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
 std::optional<DistType> as_partial_type(const BlockLayout& layout, const DeviceMesh& mesh, AggOp op);
 // The key, in block_layout's grid, of the tile `rank` holds.
 std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int rank);
+// Every rank's tile_key as one id, in C order over the type's parts (axes_size of each dimension's axes): what
+// tile_key gives each rank, found for all ranks in one pass.
+std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh);
 
 // The same type over mesh.prime_factored(): each axis replaced by its prime axes, minor first.
 DistType prime_factored(const DistType& type, const DeviceMesh& mesh);

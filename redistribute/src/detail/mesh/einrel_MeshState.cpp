@@ -2,7 +2,6 @@
 #include <einrel_MeshState.hpp>
 
 #include <algorithm>
-#include <map>
 
 namespace einrel::redistribute::mesh {
 
@@ -26,18 +25,15 @@ MeshState::MeshState(DeviceMesh primes, DistType type) : mesh_(std::move(primes)
   check_type(type_, mesh_);
   ranks_ = mesh_.size();
   naxes_ = mesh_.axes().size();
+  int stride = 1;  // mixed radix, axes minor first as DeviceMesh::coordinates
+  for (const MeshAxis& a : mesh_.axes()) axis_strides_.push_back(stride), stride *= a.size;
   reset_coordinates();
 }
 
 void MeshState::reset_coordinates() {
-  coords_.assign(static_cast<std::size_t>(ranks_) * naxes_, 0);
-  for (int r = 0; r < ranks_; ++r) {  // counts in mixed radix, axes minor first as DeviceMesh::coordinates
-    int rest = r;
-    for (std::size_t k = 0; k < naxes_; ++k) {
-      coords_[static_cast<std::size_t>(r) * naxes_ + k] = rest % mesh_.axes()[k].size;
-      rest /= mesh_.axes()[k].size;
-    }
-  }
+  coords_.clear();
+  digit_of_.resize(naxes_);
+  for (std::size_t k = 0; k < naxes_; ++k) digit_of_[k] = k;
 }
 
 std::size_t MeshState::axis(const std::string& name) const {
@@ -87,6 +83,22 @@ void MeshState::bring_to_front(std::size_t dim, const std::vector<std::string>& 
   if (order.size() != list.size()) throw Error("einrel::redistribute: axes that do not partition the dimension");
   // The tile index along dim in the old order, decomposed again in the new one.
   const Strides old_order = strides(list), new_order = strides(order);
+  if (coords_.empty()) {
+    // Positions of equal sizes in both orders: the renumbering hands each position's coordinate on, axis to axis.
+    bool swaps = true;
+    for (std::size_t i = 0; i < order.size() && swaps; ++i)
+      swaps = mesh_.axes()[old_order.axes[i]].size == mesh_.axes()[new_order.axes[i]].size;
+    if (swaps) {
+      const std::vector<std::size_t> before = digit_of_;
+      for (std::size_t i = 0; i < order.size(); ++i) digit_of_[new_order.axes[i]] = before[old_order.axes[i]];
+      list = order;
+      return;
+    }
+    std::vector<int> coords(static_cast<std::size_t>(ranks_) * naxes_);  // the map made explicit
+    for (int r = 0; r < ranks_; ++r)
+      for (std::size_t k = 0; k < naxes_; ++k) coords[static_cast<std::size_t>(r) * naxes_ + k] = coordinate(r, k);
+    coords_ = std::move(coords);
+  }
   for (int r = 0; r < ranks_; ++r) {
     Extent index = along(old_order, r);
     for (std::size_t a : new_order.axes) {
@@ -157,21 +169,39 @@ void MeshState::permute_to(const DistType& target) {
 std::vector<int> MeshState::permutation_sources(const DistType& target) const {
   const MeshState wanted(mesh_, target);
   const TileMap have = tile_map(type_), want = wanted.tile_map(target);
-  std::map<std::vector<Extent>, std::vector<int>> holders;  // placement -> ranks holding it, not needed by themselves
+  // A rank's tile and summand as one number below R²: tile indices in C order over the tiles along each dimension
+  // (the same for both types: a permutation keeps the local shape), then the summand; the holders of each are found
+  // by sorting rather than in a map of R vectors.
+  std::vector<Extent> extent, tiles;
+  for (const DistDim& d : type_.dims)
+    extent.push_back(tile_extent(d, mesh_)), tiles.push_back(d.global / extent.back());
+  auto tile = [&](const TileMap& map, const MeshState& state, int rank) {
+    Extent id = 0;
+    for (std::size_t d = 0; d < map.dims.size(); ++d) id = id * tiles[d] + state.along(map.dims[d], rank) / extent[d];
+    return id * ranks_ + state.along(map.partial, rank);
+  };
   std::vector<int> source(ranks(), -1);
+  std::vector<std::pair<Extent, int>> holders;  // (tile, rank) of the ranks not needed by themselves
+  std::vector<Extent> needs(static_cast<std::size_t>(ranks()));
   for (int r = 0; r < ranks(); ++r) {
-    std::vector<Extent> held = placement(have, r);
-    if (held == wanted.placement(want, r))
+    const Extent held = tile(have, *this, r);
+    needs[static_cast<std::size_t>(r)] = tile(want, wanted, r);
+    if (held == needs[static_cast<std::size_t>(r)])
       source[r] = r;
     else
-      holders[std::move(held)].push_back(r);
+      holders.emplace_back(held, r);
   }
+  std::sort(holders.begin(), holders.end());      // by tile, then rank: each tile's holders in rank order
+  std::vector<std::size_t> next(holders.size());  // per tile's first holder, the next one to hand out
+  for (std::size_t i = 0; i < holders.size(); ++i) next[i] = i;
   for (int r = 0; r < ranks(); ++r) {
     if (source[r] >= 0) continue;
-    auto& from = holders[wanted.placement(want, r)];
-    if (from.empty()) throw Error("einrel::redistribute: no rank holds a tile the permutation needs");
-    source[r] = from.front();
-    from.erase(from.begin());
+    const auto first = std::lower_bound(holders.begin(), holders.end(), std::pair<Extent, int>{needs[r], -1});
+    const std::size_t i = static_cast<std::size_t>(first - holders.begin());
+    if (first == holders.end() || first->first != needs[r] || next[i] >= holders.size() ||
+        holders[next[i]].first != needs[r])
+      throw Error("einrel::redistribute: no rank holds a tile the permutation needs");
+    source[r] = holders[next[i]++].second;
   }
   return source;
 }
@@ -179,11 +209,20 @@ std::vector<int> MeshState::permutation_sources(const DistType& target) const {
 bool MeshState::holds(const DistType& target) const {
   const MeshState wanted(mesh_, target);
   const TileMap have = tile_map(type_), want = wanted.tile_map(target);
-  for (int r = 0; r < ranks_; ++r) {
+  auto same = [&](int r) {
     for (std::size_t d = 0; d < have.dims.size(); ++d)
       if (along(have.dims[d], r) != wanted.along(want.dims[d], r)) return false;
-    if (along(have.partial, r) != wanted.along(want.partial, r)) return false;
+    return along(have.partial, r) == wanted.along(want.partial, r);
+  };
+  if (coords_.empty()) {
+    // Both maps take each coordinate from one of the rank's own, so every tile offset is a sum of one term per
+    // own coordinate: equal for every rank when equal for the ranks with one coordinate 1 and the others 0.
+    for (std::size_t k = 0; k < naxes_; ++k)
+      if (!same(axis_strides_[k])) return false;
+    return true;
   }
+  for (int r = 0; r < ranks_; ++r)
+    if (!same(r)) return false;
   return true;
 }
 

@@ -70,7 +70,15 @@ class MeshState {
   Strides strides(const std::vector<std::string>& axes, Extent first_stride = 1) const;
   TileMap tile_map(const DistType& type) const;
   std::vector<Extent> placement(const TileMap& map, int rank) const;
-  int coordinate(int rank, std::size_t axis) const { return coords_[static_cast<std::size_t>(rank) * naxes_ + axis]; }
+  // Without explicit coordinates (no coords_), `rank`'s coordinate on an axis is its own mesh coordinate on the axis
+  // digit_of_ names: renumberings that only swap axes of equal sizes (every renumbering on a mesh of 2^k ranks) keep
+  // the map a permutation of axes, so the synthesizer's search holds no per-rank state; R coordinates are kept only
+  // once a renumbering mixes axes of different sizes.
+  int coordinate(int rank, std::size_t axis) const {
+    if (!coords_.empty()) return coords_[static_cast<std::size_t>(rank) * naxes_ + axis];
+    const std::size_t own = digit_of_[axis];
+    return static_cast<int>((rank / axis_strides_[own]) % mesh_.axes()[own].size);
+  }
   Extent along(const Strides& s, int rank) const;
   // Every rank at its own coordinates (the identity device map).
   void reset_coordinates();
@@ -79,7 +87,9 @@ class MeshState {
   DistType type_;
   int ranks_ = 0;
   std::size_t naxes_ = 0;
-  std::vector<int> coords_;  // rank-major: coords_[rank * naxes_ + axis of mesh_]
+  std::vector<int> axis_strides_;      // per axis of mesh_, the product of the sizes of the axes before it
+  std::vector<std::size_t> digit_of_;  // without coords_: per axis, the axis whose own coordinate it takes
+  std::vector<int> coords_;            // rank-major: coords_[rank * naxes_ + axis of mesh_], or none
 };
 
 }  // namespace einrel::redistribute::mesh

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <set>
 
 namespace einrel::redistribute::mesh {
@@ -417,6 +419,24 @@ ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, con
   plan.naive_cost = naive_reshard(mesh, from, to).cost;
   plan.synthesis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;
+}
+
+}  // namespace einrel::redistribute::mesh
+
+namespace einrel::redistribute::mesh {
+
+std::shared_ptr<const ReshardPlan> memoized_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to) {
+  static std::mutex guard;
+  static std::map<std::string, std::shared_ptr<const ReshardPlan>> plans;
+  const std::string key = mesh.str() + " " + str(from, mesh) + " " + str(to, mesh);
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    if (const auto it = plans.find(key); it != plans.end()) return it->second;
+  }
+  auto plan = std::make_shared<const ReshardPlan>(synthesize_reshard(mesh, from, to));  // outside the lock
+  const std::lock_guard<std::mutex> lock(guard);
+  if (plans.size() >= reshard_memo_size) plans.clear();
+  return plans.emplace(key, std::move(plan)).first->second;
 }
 
 }  // namespace einrel::redistribute::mesh

@@ -4,6 +4,7 @@
 #include <einrel_DistType.hpp>
 #include <einrel_MeshState.hpp>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,12 @@ void advance(MeshState& state, const ReshardStep& step);
 // Throws Error when the global shapes differ, when the target has a pending reduction the source does not
 // have over the same axes with the same ⊕, or where check_type does.
 ReshardPlan synthesize_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to);
+
+// synthesize_reshard, each problem synthesized once per process: a planner costs many schedules whose transitions
+// repeat the same few pairs of types, and a synthesis visits every rank's tile. Keeps at most reshard_memo_size
+// plans (all are dropped when a new one would pass it). Thread-safe.
+constexpr std::size_t reshard_memo_size = 1024;
+std::shared_ptr<const ReshardPlan> memoized_reshard(const DeviceMesh& mesh, const DistType& from, const DistType& to);
 
 // The naive sequence (paper eq. 2): an allreduce of a pending reduction, then one allgather per
 // partitioned dimension in order, then one dynslice per partitioned target dimension; its peak local size
