@@ -1,12 +1,11 @@
+#include <einrel_ContractionChains.hpp>
+#include <einrel_ContractionOrder.hpp>
 #include <einrel_DryRun.hpp>
 #include <einrel_EinDecomp.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_PlanChoice.hpp>
 #include <einrel_ShapeAligned.hpp>
 #include <einrel_SlicedPartitions.hpp>
-
-#include <einrel_ContractionChains.hpp>
-#include <einrel_ContractionOrder.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -73,11 +72,16 @@ class PlanCosting {
       return std::nullopt;
     }
   }
-  // The plan's schedule on the ranks under `policy`, and its dry run; of `sliced`'s graph where given (the plan
-  // is then one for that graph).
+  // The plan's schedule on the ranks under `policy`, and its dry run; of `sliced`'s graph where given.
   FittedPlan cost(partition::Plan plan, TransitionPolicy policy, std::shared_ptr<const SlicedGraph> sliced = {}) const {
     const Graph& graph = sliced ? sliced->graph : graph_;
     Schedule schedule = make_schedule(graph, plan.partitions, ranks_, policy, options_, carried_);
+    return with_dry_run(std::move(plan), std::move(schedule), std::move(sliced));
+  }
+  // `plan` with its `schedule` and its dry run.
+  FittedPlan with_dry_run(partition::Plan plan, Schedule schedule,
+                          std::shared_ptr<const SlicedGraph> sliced = {}) const {
+    const Graph& graph = sliced ? sliced->graph : graph_;
     Traffic dry = sliced ? engine::dry_run(graph, schedule, options_.exchange_limits())
                          : engine::dry_run(graph, schedule, options_.exchange_limits(), &call_costs_);
     std::string proposed_by = plan.planner;
@@ -145,11 +149,19 @@ class PlanCosting {
         peak.push_back(peak[same]);
         return;
       }
-      costed[c] = cost(candidates[c], options_.transitions);
-      // A halved block product re-reads the operand block it shares with its other half: memory traffic the
-      // model's roofline does not see on blocks read from cache (measured: 6 % more time per flop for 128 × 256
-      // halves of 256³ products), so a halved plan wins only by more than that.
-      value.push_back(objective(costed[c]->plan, costed[c]->dry_run) * (halved[c] ? 1 + halved_margin : 1));
+      // A candidate whose communication alone (Schedule::communication_seconds) loses skips its dry run.
+      Schedule schedule =
+          make_schedule(graph_, candidates[c].partitions, ranks_, options_.transitions, options_, carried_);
+      const double margin = halved[c] ? 1 + halved_margin : 1, bound = schedule.communication_seconds() * margin;
+      if (c > 0 && options_.objective == Objective::makespan && better(least, bound)) {
+        value.push_back(bound);
+        peak.push_back(std::numeric_limits<double>::infinity());
+        return;
+      }
+      costed[c] = with_dry_run(candidates[c], std::move(schedule));
+      // A halved block product re-reads the operand block it shares with its other half, unseen by the roofline
+      // (6 % more time per flop for 128 × 256 halves of 256³ products): a halved plan wins only by more than that.
+      value.push_back(objective(costed[c]->plan, costed[c]->dry_run) * margin);
       std::size_t most = 0;
       for (const RankTraffic& r : costed[c]->dry_run.ranks) most = std::max(most, r.peak_block_bytes);
       peak.push_back(static_cast<double>(most));
@@ -425,10 +437,6 @@ FittedPlan fit_memory(const Graph& graph, int ranks, const Options& options, Fit
               std::to_string(closest->peak - *memory_limit) + " bytes more than the limit");
 }
 
-}  // namespace
-
-namespace {
-
 // The plan of `graph` in the order its n-ary einsums were split: choose_plan without the orders' search.
 FittedPlan plan_in_graph_order(const Graph& graph, int ranks, const Options& options,
                                const partition::Carried& carried) {
@@ -442,8 +450,7 @@ FittedPlan plan_in_graph_order(const Graph& graph, int ranks, const Options& opt
 }
 
 // Another order of an n-ary einsum replaces the one kept so far only where its plan is estimated this much faster:
-// orders differ in flops and in the shapes of their calls, and the model's rates for small or thin calls are
-// not finer than that (docs/planner.md "Contraction order").
+// the model's rates for small or thin calls are not finer than that (docs/planner.md "Contraction order").
 constexpr double order_margin = 0.05;
 
 // The candidate orders of n-ary einsum `k` of `graph` other than the one it has (contraction_orders' first).

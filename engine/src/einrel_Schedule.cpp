@@ -156,6 +156,12 @@ Extent Schedule::truncated_blocks() const {
   return n;
 }
 
+double Schedule::communication_seconds() const {
+  double sum = 0;
+  for (double s : communication_seconds_) sum += s;
+  return sum;
+}
+
 std::vector<VertexId> Schedule::unread_inputs() const {
   std::vector<VertexId> unread;
   for (VertexId v = 0; v < uses_.size(); ++v)

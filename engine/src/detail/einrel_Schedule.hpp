@@ -84,6 +84,9 @@ class Schedule {
   // transitions and reads, and the reduction of its partial results unless deferred (a deferred one is in
   // its reader's transition).
   double communication_seconds(VertexId v) const { return communication_seconds_[v]; }
+  // Their sum: the dry run's estimated makespan adds each vertex's slowest kernel calls to it, so it bounds that
+  // estimate from below without a dry run (the planner skips candidates whose bound already loses).
+  double communication_seconds() const;
   // How operand k of EinSum vertex v moves from layout(producer) to operand_layout(k): point-to-point or
   // synthesized collectives (docs/engine.md "Transitions"). Throws Error for a shared operand, one read
   // again, or a streamed input.
