@@ -3,6 +3,7 @@
 
 #include <einrel_Bound.hpp>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -92,8 +93,14 @@ void for_each_overlap(const BlockGrid& grid, const Box& box, F&& f) {
     last[d] = range.second;
   }
   std::vector<Extent> key = first;
+  Box piece{box.lo, box.hi};  // one box for all overlaps: this runs for every block of every exchange planned
   while (true) {
-    f(static_cast<const std::vector<Extent>&>(key), intersect(box, grid.box(key)));
+    for (int d = 0; d < rank; ++d) {
+      const Extent lo = grid.offset(d, key[d]), hi = lo + grid.extent(d, key[d]);
+      piece.lo[d] = std::max(box.lo[d], lo);
+      piece.hi[d] = std::max(piece.lo[d], std::min(box.hi[d], hi));
+    }
+    f(static_cast<const std::vector<Extent>&>(key), static_cast<const Box&>(piece));
     int d = rank - 1;
     for (; d >= 0; --d) {
       if (++key[d] <= last[d]) break;

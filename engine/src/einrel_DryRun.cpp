@@ -355,11 +355,40 @@ std::size_t CallCosts::scratch_bytes(VertexId v, const std::vector<Bound>& bound
   return *bytes;
 }
 
-Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits,
-                CallCosts* costs) {
-  std::optional<CallCosts> own;
+namespace {
+
+// `costs` where it prices this graph by the schedule's model, else `own` made for them.
+CallCosts& call_costs(const Graph& graph, const Schedule& schedule, CallCosts* costs, std::optional<CallCosts>& own) {
   if (!costs || &costs->graph() != &graph || !same_call_rates(costs->model(), schedule.model()))
-    costs = &own.emplace(graph, schedule.model());
+    return own.emplace(graph, schedule.model());
+  return *costs;
+}
+
+}  // namespace
+
+std::optional<double> estimated_seconds(const Graph& graph, const Schedule& schedule, CallCosts* given) {
+  std::optional<CallCosts> own;
+  CallCosts& costs = call_costs(graph, schedule, given, own);
+  double sum = 0;  // as Traffic::estimated_seconds adds the vertices, each as dry_run finds it
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    if (graph.vertex(v).is_input()) continue;
+    const VertexSchedule& vs = schedule.vertex(v);
+    if (vs.sparse() || vs.on_partials()) return std::nullopt;
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
+      if (!vs.operand_layout(k).grid().uniform()) return std::nullopt;
+    const double call = costs.call(v, vs.tuple_bounds(0)).seconds;
+    const Extent busiest = (vs.num_tuples() + vs.ranks() - 1) / vs.ranks();
+    double seconds = 0;  // the busiest rank's calls, added one by one as its walk does
+    for (Extent n = 0; n < busiest; ++n) seconds += call;
+    sum += seconds + schedule.communication_seconds(v);
+  }
+  return sum;
+}
+
+Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits,
+                CallCosts* given) {
+  std::optional<CallCosts> own;
+  CallCosts* costs = &call_costs(graph, schedule, given, own);
   const int R = schedule.ranks();
   auto zeros = [&](std::size_t ranks) {
     return Traffic{std::vector<RankTraffic>(ranks),       std::vector<Extent>(graph.size(), 0),

@@ -22,14 +22,6 @@ namespace {
 constexpr double halved_margin = 0.06;
 constexpr Extent halving_tuples = 32;
 
-// The schedule of `partitions` on `ranks` ranks as `options` say (transitions `policy`, input reads, the
-// scheduling model).
-Schedule make_schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
-                       TransitionPolicy policy, const Options& options, const partition::Carried& carried) {
-  return Schedule(graph, partitions, ranks, policy, options.scheduling_model(), carried, options.input_reads,
-                  options.screen);
-}
-
 // Whether objective value a beats b by more than 0.01 %, below what the model can tell apart (a kernel call's
 // own cost, call_seconds, is such a difference between plans whose calls do the same work): a tie keeps the
 // earlier candidate, or goes to the smaller peak.
@@ -63,8 +55,7 @@ class PlanCosting {
     if (!carried_.empty()) partition::plan_carried(graph_, plan, carried_);
     return plan;
   }
-  // The peak of `plan` by that search's memory model; nothing where its vectors are not the search's (a cut along
-  // block shapes).
+  // The peak of `plan` by that search's memory model; nothing for vectors not the search's (cut along shapes).
   std::optional<double> model_peak(const partition::Plan& plan) const {
     try {
       return partition::memory_model_peak(graph_, plan.partitions, plan.procs, options_.cost_model, memory_budget(0));
@@ -72,11 +63,17 @@ class PlanCosting {
       return std::nullopt;
     }
   }
+  // The schedule of `partitions` of `graph` on the ranks under `policy`, the options' input reads and machine.
+  Schedule schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions,
+                    TransitionPolicy policy) const {
+    return Schedule(graph, partitions, ranks_, policy, options_.scheduling_model(), carried_, options_.input_reads,
+                    options_.screen);
+  }
   // The plan's schedule on the ranks under `policy`, and its dry run; of `sliced`'s graph where given.
   FittedPlan cost(partition::Plan plan, TransitionPolicy policy, std::shared_ptr<const SlicedGraph> sliced = {}) const {
     const Graph& graph = sliced ? sliced->graph : graph_;
-    Schedule schedule = make_schedule(graph, plan.partitions, ranks_, policy, options_, carried_);
-    return with_dry_run(std::move(plan), std::move(schedule), std::move(sliced));
+    Schedule made = schedule(graph, plan.partitions, policy);
+    return with_dry_run(std::move(plan), std::move(made), std::move(sliced));
   }
   // `plan` with its `schedule` and its dry run.
   FittedPlan with_dry_run(partition::Plan plan, Schedule schedule,
@@ -149,16 +146,19 @@ class PlanCosting {
         peak.push_back(peak[same]);
         return;
       }
-      // A candidate whose communication alone (Schedule::communication_seconds) loses skips its dry run.
-      Schedule schedule =
-          make_schedule(graph_, candidates[c].partitions, ranks_, options_.transitions, options_, carried_);
-      const double margin = halved[c] ? 1 + halved_margin : 1, bound = schedule.communication_seconds() * margin;
-      if (c > 0 && options_.objective == Objective::makespan && better(least, bound)) {
-        value.push_back(bound);
-        peak.push_back(std::numeric_limits<double>::infinity());
-        return;
+      // A candidate whose estimate without a dry run (else its communication, a bound) loses skips its dry run.
+      Schedule made = schedule(graph_, candidates[c].partitions, options_.transitions);
+      const double margin = halved[c] ? 1 + halved_margin : 1;
+      if (c > 0 && options_.objective == Objective::makespan) {
+        const std::optional<double> estimate = engine::estimated_seconds(graph_, made, &call_costs_);
+        const double bound = (estimate ? *estimate : made.communication_seconds()) * margin;
+        if (better(least, bound)) {
+          value.push_back(bound);
+          peak.push_back(HUGE_VAL);
+          return;
+        }
       }
-      costed[c] = with_dry_run(candidates[c], std::move(schedule));
+      costed[c] = with_dry_run(candidates[c], std::move(made));
       // A halved block product re-reads the operand block it shares with its other half, unseen by the roofline
       // (6 % more time per flop for 128 × 256 halves of 256³ products): a halved plan wins only by more than that.
       value.push_back(objective(costed[c]->plan, costed[c]->dry_run) * margin);

@@ -57,6 +57,12 @@ class CallCosts {
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {},
                 CallCosts* costs = nullptr);
 
+// The dry run's estimated makespan (Traffic::estimated_seconds), to the bit, without walking a rank, where every
+// EinSum vertex's kernel calls are alike: dense, not on partials, its operand grids' blocks of one extent. The
+// busiest rank then runs ceil(J/R) of the J join tuples. Nothing where some vertex is otherwise. The planner costs
+// every candidate by it and dry-runs only those that may win.
+std::optional<double> estimated_seconds(const Graph& graph, const Schedule& schedule, CallCosts* costs = nullptr);
+
 }  // namespace einrel::engine
 
 #endif

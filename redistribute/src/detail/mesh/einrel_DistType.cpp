@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace einrel::redistribute::mesh {
 
@@ -235,29 +236,35 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
   std::vector<Extent> axis_stride;  // mixed radix over the mesh axes, minor first (DeviceMesh::coordinates)
   Extent stride = 1;
   for (const MeshAxis& a : mesh.axes()) axis_stride.push_back(stride), stride *= a.size;
+  // The key digit of dimension d at place value `place` (radix `prime`) of the block rank r holds.
+  auto key_digit = [&](int r, int d, Extent place, Extent prime) {
+    return ((block[static_cast<std::size_t>(r)] / key_stride[d]) % grid.parts()[d] / place) % prime;
+  };
+  // Each digit's axis is the one whose rank with that coordinate 1 and the others 0 has the digit 1 (in a type the
+  // digit is that axis's coordinate on every rank); then every rank is checked once against the type so found.
   DistType type;
   std::vector<bool> used(mesh.axes().size(), false);
+  std::vector<std::tuple<int, Extent, Extent, std::size_t>> digits;  // (dimension, place, prime, axis)
   for (int d = 0; d < grid.rank(); ++d) {
     DistDim dim{grid.bound()[d], {}};
-    Extent digit_stride = 1;  // of the digit being matched, in the block key
+    Extent place = 1;
     for (Extent prime : prime_factors(grid.parts()[d])) {
       std::optional<std::size_t> match;
-      for (std::size_t a = 0; a < mesh.axes().size() && !match; ++a) {
-        if (used[a] || mesh.axes()[a].size != prime) continue;
-        bool same = true;
-        for (int r = 0; r < mesh.size() && same; ++r) {
-          const Extent key = (block[static_cast<std::size_t>(r)] / key_stride[d]) % grid.parts()[d];
-          same = (key / digit_stride) % prime == (r / axis_stride[a]) % prime;
-        }
-        if (same) match = a;
-      }
+      for (std::size_t a = 0; a < mesh.axes().size() && !match; ++a)
+        if (!used[a] && mesh.axes()[a].size == prime &&
+            key_digit(static_cast<int>(axis_stride[a]), d, place, prime) == 1)
+          match = a;
       if (!match) return std::nullopt;
       used[*match] = true;
       dim.axes.push_back(mesh.axes()[*match].name);
-      digit_stride *= prime;
+      digits.emplace_back(d, place, prime, *match);
+      place *= prime;
     }
     type.dims.push_back(dim);
   }
+  for (int r = 0; r < mesh.size(); ++r)
+    for (const auto& [d, place, prime, a] : digits)
+      if (key_digit(r, d, place, prime) != (r / axis_stride[a]) % prime) return std::nullopt;
   return type;
 }
 
