@@ -6,6 +6,7 @@
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Transition.hpp>
 
+#include <climits>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -42,6 +43,9 @@ struct Options {
   // below it dropped (docs/sparse.md "Screening by norms"); 0: none.
   double screen = 0;
   std::size_t comm_buffer_limit = 0;  // --comm-buffer-limit: bytes of send + receive buffers per round (0: no cap)
+  // The most elements one MPI message holds: a larger exchange piece or partial block goes as several (MPI counts
+  // are int). Tests lower it to run that path on small data.
+  Extent max_message_elements = INT_MAX;
   InputReads input_reads = InputReads::move;  // `einrel run` and `matrix-chain`: again
   bool warm_memory = true;  // --no-warm-memory turns it off: take every block before the first execution (warm_memory)
   // Called on every rank after each EinSum vertex with its id and the seconds since the execution began
@@ -59,6 +63,7 @@ struct Options {
   redistribute::ExchangeLimits exchange_limits() const {
     redistribute::ExchangeLimits limits;
     limits.buffer_bytes = comm_buffer_limit;
+    limits.max_message_elements = max_message_elements;
     return limits;
   }
 };

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 
 #include <random>
+#include <set>
 
 namespace {
 
@@ -446,6 +447,44 @@ TEST(TEST_CATEGORY, WarmMemoryLeavesTheExecutionNothingToAllocate) {
     EXPECT_EQ(exchange.buffer_capacity_bytes(), buffers);
     expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
   });
+}
+
+// With the largest MPI message lowered to 1 and 7 elements, every exchange piece and partial block goes as several
+// messages (Options::max_message_elements; MPI counts are int, so blocks past 2^31 elements take this path): the
+// outputs are the reference's and the figures the dry run's, on random graphs and plans.
+TEST(TEST_CATEGORY, MessagesSplitBelowTheLargestMessageArriveWhole) {
+  const Communicator comm(MPI_COMM_WORLD);
+  std::mt19937 gen(37);
+  for (int trial = 0; trial < 4; ++trial) {
+    const Graph g = test::random_graph(gen, Dtype::f64);
+    const engine::Schedule schedule(g, test::random_plan(g, gen), comm.size());
+    const Values whole = whole_inputs<double>(g, 40 + trial, -1, 1);
+    for (Extent largest : {1, 7}) {
+      engine::PipelineOptions options;
+      options.max_message_elements = largest;
+      const auto result =
+          test::execute_once(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);
+      expect_reference_outputs<double>(g, schedule, result, whole, 1e-12);
+      test::expect_dry_run_matches(comm, g, schedule, result);
+    }
+  }
+}
+
+// engine::prepare_messages sends the first message each way with every peer through a bounded number of receive
+// buffers: with every other rank as a peer (an all-to-all transition's) and with ring neighbours, one, two and the
+// default number at once complete on every rank (every send is posted before any wait); none at once is refused.
+TEST(TEST_CATEGORY, FirstMessagesWithEveryPeerHoldFewBuffers) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size(), me = comm.rank();
+  std::set<int> everyone, ring;
+  for (int r = 0; r < R; ++r)
+    if (r != me) everyone.insert(r);
+  if (R > 1) ring = {(me + 1) % R, (me + R - 1) % R};
+  for (std::size_t at_once : {std::size_t{1}, std::size_t{2}, engine::warm_receives_at_once}) {
+    engine::prepare_messages(comm, everyone, at_once);
+    engine::prepare_messages(comm, ring, at_once);
+  }
+  EXPECT_THROW(engine::prepare_messages(comm, everyone, 0), Error);
 }
 
 // The vendor BLAS' packing buffers are first-touched by engine::warm_memory, not inside the first timed GEMM:

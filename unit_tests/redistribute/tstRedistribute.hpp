@@ -206,13 +206,14 @@ TEST(TEST_CATEGORY, redistribute_absent_blocks_read_zero) {
 }
 
 // Whole blocks between every pair of ranks, each of a size and values that name its sender and receiver,
-// self messages included; the counts are what was posted.
-TEST(TEST_CATEGORY, block_messages_between_every_pair) {
+// self messages included; the counts are what was posted. Blocks larger than the largest message (lowered to 1
+// and 4 elements here, INT_MAX by default) go in several messages and arrive whole; 0 is refused.
+void block_messages_between_every_pair(Extent largest) {
   const Communicator comm(MPI_COMM_WORLD);
   const int R = comm.size(), me = comm.rank();
   auto size = [](int from, int to) { return Extent(3 + 5 * from + 2 * to); };
   auto value = [](int from, int to, Extent i) { return 1000.0 * from + 10.0 * to + static_cast<double>(i); };
-  redistribute::BlockMessages<double, TEST_MEMSPACE> messages(comm.get(), 11);
+  redistribute::BlockMessages<double, TEST_MEMSPACE> messages(comm.get(), 11, largest);
   std::vector<Tensor<double, TEST_MEMSPACE>> incoming;
   Extent sent = 0, received = 0;
   for (int peer = 0; peer < R; ++peer) {
@@ -234,6 +235,11 @@ TEST(TEST_CATEGORY, block_messages_between_every_pair) {
     ASSERT_EQ(got.size(), static_cast<std::size_t>(size(peer, me)));
     for (Extent i = 0; i < size(peer, me); ++i) EXPECT_EQ(got[i], value(peer, me, i)) << "from " << peer;
   }
+}
+
+TEST(TEST_CATEGORY, block_messages_between_every_pair) {
+  for (Extent largest : {Extent{INT_MAX}, Extent{1}, Extent{4}}) block_messages_between_every_pair(largest);
+  EXPECT_THROW((redistribute::BlockMessages<double, TEST_MEMSPACE>(MPI_COMM_WORLD, 11, 0)), Error);
 }
 
 }  // namespace

@@ -335,7 +335,7 @@ class StepRunner {
         for (const Block<S>& b : incoming) c.add(b);
       });
     });
-    redistribute::BlockMessages<S, Memory> messages(comm_.get(), reduce_tag);
+    redistribute::BlockMessages<S, Memory> messages(comm_.get(), reduce_tag, limits_.max_message_elements);
     for (std::size_t i = 0; i < s.work->receives.size(); ++i) messages.receive(incoming[i], s.work->receives[i].peer);
     for (const PartialMessage& m : s.work->sends) {
       messages.send(partials.at(m.output_block), m.peer);

@@ -1,14 +1,18 @@
 #ifndef EINREL_WARMMEMORY_HPP
 #define EINREL_WARMMEMORY_HPP
 
-#include <einrel_BlockMessages.hpp>
+#include <einrel_Communicator.hpp>
 #include <einrel_Contraction.hpp>
 #include <einrel_CublasGemm.hpp>
 #include <einrel_EngineResult.hpp>
 #include <einrel_KernelScratch.hpp>
 #include <einrel_RankSteps.hpp>
 #include <einrel_ReshardVolumes.hpp>
+#include <einrel_Wait.hpp>
 
+#include <mpi.h>
+
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -253,27 +257,33 @@ void prepare_collectives(const ExecutionSpace& exec,
 // Collective among each rank and its `peers` (warm_memory's; rank r lists q exactly when q lists r): one
 // message of 64 KiB each way with every peer, so that MPI's first message between two processes is not one of
 // the run's. MPICH sets up a pair's large-message path on its first use: the first 64 KiB message between two
-// ranks here took 150 us, a 512 KiB one after it 75 us (docs/engine.md "Memory"). Call it on every rank after
-// warm_memory.
-inline void prepare_messages(const comm::Communicator& comm, const std::set<int>& peers) {
-  constexpr int warm_tag = 8;  // nothing else is in flight on comm while the session prepares
-  using Block = Tensor<double, Kokkos::HostSpace>;
-  redistribute::BlockMessages<double, Kokkos::HostSpace> messages(comm.get(), warm_tag);
-  // Outside the pool, whose peak is the run's (allocated and freed here).
-  auto buffer = [] {
-    return Block(
-        Bound{8192},
-        Block::view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::engine/warm_message"), 8192));
+// ranks here took 150 us, a 512 KiB one after it 75 us (docs/engine.md "Memory"). Every send leaves one buffer,
+// posted to all peers first; at most `receives_at_once` messages are received at a time, each into a buffer
+// freed by the last, so the buffers stay bounded (4 MiB at the default) however many peers there are (at
+// R = 16 384 an all-to-all transition has 16 383), and no rank waits on a send not yet posted. Call it on every
+// rank after warm_memory.
+constexpr std::size_t warm_receives_at_once = 64;
+inline void prepare_messages(const comm::Communicator& comm, const std::set<int>& peers,
+                             std::size_t receives_at_once = warm_receives_at_once) {
+  constexpr int warm_tag = 8;     // nothing else is in flight on comm while the session prepares
+  constexpr int elements = 8192;  // doubles: 64 KiB, past MPICH's eager limit
+  if (receives_at_once < 1) throw Error("the first messages need at least one receive buffer");
+  const std::vector<double> out(elements, 0.0);  // outside the pool, whose peak is the run's
+  std::vector<std::vector<double>> in(std::min(peers.size(), receives_at_once), std::vector<double>(elements));
+  std::vector<MPI_Request> sends(peers.size(), MPI_REQUEST_NULL), receives(in.size(), MPI_REQUEST_NULL);
+  std::size_t k = 0;
+  for (int peer : peers)
+    comm::check_mpi(MPI_Isend(out.data(), elements, MPI_DOUBLE, peer, warm_tag, comm.get(), &sends[k++]), "MPI_Isend");
+  auto next = peers.begin();
+  auto receive = [&](std::size_t buffer) {
+    comm::check_mpi(
+        MPI_Irecv(in[buffer].data(), elements, MPI_DOUBLE, *next++, warm_tag, comm.get(), &receives[buffer]),
+        "MPI_Irecv");
   };
-  const Block out = buffer();
-  Kokkos::deep_copy(out.view(), 0.0);
-  std::vector<Block> in;
-  for (int peer : peers) {
-    in.push_back(buffer());
-    messages.receive(in.back(), peer);
-  }
-  for (int peer : peers) messages.send(out, peer);
-  messages.wait();
+  for (std::size_t b = 0; b < in.size(); ++b) receive(b);
+  for (int done; (done = comm::wait_any(receives, "MPI_Testany")) != MPI_UNDEFINED;)
+    if (next != peers.end()) receive(static_cast<std::size_t>(done));
+  comm::wait_all(sends, "MPI_Testall");
 }
 
 }  // namespace einrel::engine

@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <string>
@@ -28,8 +29,16 @@ class BlockMessages {
   using HostView = Kokkos::View<Scalar*, Kokkos::HostSpace>;
 
  public:
-  // Messages on `comm` with `tag`, which no other message in flight on comm may use.
-  BlockMessages(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {}
+  // Messages on `comm` with `tag`, which no other message in flight on comm may use. A block of more than
+  // `max_message_elements` (1 to INT_MAX) goes as several messages of at most that many, in order (MPI does not
+  // let messages of one pair and tag overtake each other), so that no count passes MPI's int; tests lower it to
+  // run the split path on small blocks (Options::max_message_elements).
+  BlockMessages(MPI_Comm comm, int tag, Extent max_message_elements = INT_MAX)
+      : comm_(comm), tag_(tag), chunk_(max_message_elements) {
+    if (max_message_elements < 1 || max_message_elements > INT_MAX)
+      throw Error("the largest MPI message must hold between 1 and " + std::to_string(INT_MAX) + " elements, not " +
+                  std::to_string(max_message_elements));
+  }
   void receive(const Block& block, int peer) {
     receive_blocks_.push_back(block);
     Scalar* data = block.view().data();
@@ -65,14 +74,17 @@ class BlockMessages {
     return HostView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::redistribute/block_staging"),
                     block.view().extent(0));
   }
+  // One message per chunk_ elements of the block (one, empty, for an empty block).
   template <class Post, class Data>
   void post(Post mpi_post, Data* data, std::size_t n, int peer) {
-    if (n > static_cast<std::size_t>(INT_MAX))
-      throw Error("a block of " + std::to_string(n) + " elements exceeds one MPI message");
-    requests_.push_back(MPI_REQUEST_NULL);
-    comm::check_mpi(
-        mpi_post(data, static_cast<int>(n), comm::mpi_datatype<Scalar>(), peer, tag_, comm_, &requests_.back()),
-        "MPI_Isend/MPI_Irecv");
+    const auto chunk = static_cast<std::size_t>(chunk_);
+    for (std::size_t first = 0; first == 0 || first < n; first += chunk) {
+      const std::size_t count = std::min(chunk, n - first);
+      requests_.push_back(MPI_REQUEST_NULL);
+      comm::check_mpi(mpi_post(data + first, static_cast<int>(count), comm::mpi_datatype<Scalar>(), peer, tag_, comm_,
+                               &requests_.back()),
+                      "MPI_Isend/MPI_Irecv");
+    }
   }
   static Extent count(const std::vector<Block>& blocks) {
     Extent n = 0;
@@ -82,6 +94,7 @@ class BlockMessages {
 
   MPI_Comm comm_;
   int tag_;
+  Extent chunk_;  // the most elements one message holds
   std::vector<MPI_Request> requests_;
   std::vector<Block> send_blocks_, receive_blocks_;
   std::vector<HostView> send_staging_, receive_staging_;
