@@ -146,11 +146,31 @@ bool operator==(const RankParts& a, const RankParts& b) {
 std::vector<Extent> walk_key(const RankParts& parts) {
   std::vector<Extent> key;
   for (const std::vector<Extent>& blocks : parts.input_blocks) key.push_back(static_cast<Extent>(blocks.size()));
+  std::vector<std::vector<Extent>> shared;  // per operand, the producer blocks it shares, sorted
   for (const std::shared_ptr<const VertexWork>& w : parts.work) {
-    for (const OperandSteps& op : w->operands)
+    shared.assign(w->operands.size(), {});
+    for (std::size_t k = 0; k < w->operands.size(); ++k) {
+      const OperandSteps& op = w->operands[k];
       key.insert(key.end(), {static_cast<Extent>(op.source), static_cast<Extent>(op.same_as),
                              static_cast<Extent>(op.new_blocks.size()), static_cast<Extent>(op.shared_blocks.size()),
                              op.floats_sent, op.floats_received, op.floats_read});
+      // Two operands of one producer may share one of its blocks or two: the bytes its release leaves held differ,
+      // so the key counts the blocks each operand shares with each earlier one (of another producer, a count that
+      // changes nothing, at worst a class more).
+      for (const auto& [b, from] : op.shared_blocks) shared[k].push_back(from);
+      std::sort(shared[k].begin(), shared[k].end());
+      for (std::size_t j = 0; j < k; ++j) {
+        Extent common = 0;
+        for (auto x = shared[j].begin(), y = shared[k].begin(); x != shared[j].end() && y != shared[k].end();)
+          if (*x < *y)
+            ++x;
+          else if (*y < *x)
+            ++y;
+          else
+            ++common, ++x, ++y;
+        key.push_back(common);
+      }
+    }
     key.push_back(w->tuples());
     for (const KernelCall& call : w->kernels) {
       key.insert(key.end(),

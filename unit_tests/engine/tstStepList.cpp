@@ -438,6 +438,25 @@ TEST(StepList, SharedCallCostsChangeNoDryRun) {
   }
 }
 
+// Two operands of one vertex that read one producer in layouts of the same cut may share one of its blocks on a
+// rank, or two: the dry run classes ranks by how many they share (walk_key), and its figures stay what execute
+// measures, on a product of a value with its own transpose under random plans of uniform blocks.
+TEST(StepList, OperandsSharingAProducersBlocksAreWalkedByWhatTheyShare) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const Graph g = parse_graph(
+      "input A f64[8,8]\nX = einsum(\"ij->ij\", A, map=exp)\n"
+      "Y = einsum(\"ij,ji->ij\", X, X)\noutput Y\n",
+      "transpose_product.ein");
+  std::mt19937 gen(61);
+  for (int trial = 0; trial < trials_at(comm); ++trial) {
+    std::vector<PartitionVector> plan(g.size());
+    const Extent i = Extent{1} << (gen() % 3), j = Extent{1} << (gen() % 3);
+    plan[1] = PartitionVector("ij", {i, j});
+    plan[2] = PartitionVector("ij", {gen() % 2 ? i : j, gen() % 2 ? j : i});
+    expect_dry_run_is_execute(comm, g, plan, policies[trial % 3]);
+  }
+}
+
 // engine::estimated_seconds, the planner's estimate without a walk, is the dry run's estimated makespan to the bit
 // wherever every vertex's calls are alike (dense, uniform operand grids), on random graphs and plans and on planned
 // chains up to p = R = 64; nothing where a grid is uneven.
