@@ -21,12 +21,9 @@ inline Bound random_bound(std::mt19937& gen, int max_rank = 4, Extent max_extent
   return b;
 }
 
-// A grid of `bound` with 1-5 parts per dimension, and a placement on `ranks` ranks: spread, replicated,
-// one random owner per block, or a random non-empty set of sites per block.
-inline redistribute::BlockLayout random_layout(std::mt19937& gen, const Bound& bound, int ranks) {
-  std::vector<Extent> parts;
-  for (Extent e : bound) parts.push_back(std::uniform_int_distribution<Extent>(1, std::min<Extent>(e, 5))(gen));
-  BlockGrid grid(bound, parts);
+// A random placement of `grid`'s blocks on `ranks` ranks: spread, replicated, one random owner per block, or a
+// random non-empty set of sites per block.
+inline redistribute::BlockLayout random_layout(std::mt19937& gen, const BlockGrid& grid, int ranks) {
   const Extent n = grid.num_blocks();
   using redistribute::Placement;
   switch (std::uniform_int_distribution<int>(0, 9)(gen)) {
@@ -52,6 +49,13 @@ inline redistribute::BlockLayout random_layout(std::mt19937& gen, const Bound& b
     default:
       return {grid, ranks};
   }
+}
+
+// The same on a random grid of `bound`: 1 to 5 parts per dimension.
+inline redistribute::BlockLayout random_layout(std::mt19937& gen, const Bound& bound, int ranks) {
+  std::vector<Extent> parts;
+  for (Extent e : bound) parts.push_back(std::uniform_int_distribution<Extent>(1, std::min<Extent>(e, 5))(gen));
+  return random_layout(gen, BlockGrid(bound, parts), ranks);
 }
 
 inline std::string describe(const redistribute::BlockLayout& l) {

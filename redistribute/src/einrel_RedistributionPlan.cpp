@@ -125,16 +125,22 @@ ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to)
   const int R = from.num_ranks();
   ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0)};
   const BlockGrid &source = from.grid(), &target = to.grid();
+  // n elements of source block s reaching each reader of target block t from the copy that serves it.
+  auto add = [&](Extent t, Extent s, Extent n) {
+    for (int i = 0; i < to.placement().num_sites(t); ++i) {
+      const int reader = to.placement().site(t, i), writer = from.placement().source_for(s, reader);
+      if (writer == reader || writer < 0) continue;
+      v.sent[writer] += n;
+      v.received[reader] += n;
+    }
+  };
+  if (source == target) {  // the same cut: each target block is its source block (most pairs a planner costs)
+    for (Extent t = 0; t < target.num_blocks(); ++t) add(t, t, target.block_size(t));
+    return v;
+  }
   for (Extent t = 0; t < target.num_blocks(); ++t)
-    for_each_overlap(source, target.box(target.key(t)), [&](const std::vector<Extent>& key, const Box& box) {
-      const Extent s = source.id(key);
-      for (int i = 0; i < to.placement().num_sites(t); ++i) {
-        const int reader = to.placement().site(t, i), writer = from.placement().source_for(s, reader);
-        if (writer == reader || writer < 0) continue;
-        v.sent[writer] += box.size();
-        v.received[reader] += box.size();
-      }
-    });
+    for_each_overlap(source, target.box(target.key(t)),
+                     [&](const std::vector<Extent>& key, const Box& box) { add(t, source.id(key), box.size()); });
   return v;
 }
 

@@ -123,6 +123,8 @@ TEST(RedistributionPlan, RandomLayoutsAgreeAcrossRanks) {
     const std::size_t bytes = gen() % 2 ? 8 : 4;
     if (gen() % 3 == 0) limits.buffer_bytes = bytes * std::uniform_int_distribution<std::size_t>(2, 300)(gen);
     check_plans(from, to, limits, bytes);
+    // and to another placement of the same cut (exchange_volumes' own path)
+    check_plans(from, test::random_layout(gen, from.grid(), R), limits, bytes);
     if (HasFatalFailure()) return;
   }
 }
