@@ -65,6 +65,10 @@ TEST(DeviceMesh, ErrorsAreOneLineWithTheColumn) {
   EXPECT_EQ(error_of([] { DeviceMesh::parse("x=0"); }), "mesh:1:1: mesh axis 'x' needs a size from 1 to 2^20");
   EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2;y=3"); }), "mesh:1:4: expected end of text, found ';'");
   EXPECT_EQ(error_of([] { DeviceMesh::parse("x=2,\x1c"); }), "mesh:1:5: expected an axis name, found '\\x1c'");
+  // Found by fuzzing: the number of devices overflowed an int (fuzz/regressions/dist_type/crash-*).
+  EXPECT_EQ(error_of([] { DeviceMesh::parse("x=65536,y=32768"); }),
+            "the mesh x=65536,y=32768 has more devices than MPI has ranks (at most 2^31 - 1)");
+  EXPECT_EQ(DeviceMesh::parse("x=65536,y=32767").size(), 65536 * 32767);
 }
 
 TEST(DistType, ParsesThePapersNotationAndPendingReductions) {

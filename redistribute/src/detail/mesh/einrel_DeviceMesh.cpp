@@ -3,7 +3,9 @@
 #include <einrel_TextCursor.hpp>
 
 #include <cctype>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <set>
 
 namespace einrel::redistribute::mesh {
@@ -29,10 +31,14 @@ std::vector<DeviceMesh> meshes_of(int devices, int max_axes) {
 
 DeviceMesh::DeviceMesh(std::vector<MeshAxis> axes) : axes_(std::move(axes)) {
   std::set<std::string> names;
+  std::int64_t devices = 1;  // at most INT_MAX: a device is an MPI rank
   for (const MeshAxis& a : axes_) {
     if (!is_axis_name(a.name)) throw Error("mesh axis name '" + a.name + "' is not letters, digits, '_' or '.'");
     if (!names.insert(a.name).second) throw Error("mesh axis '" + a.name + "' is named twice");
     if (a.size < 1) throw Error("mesh axis '" + a.name + "' has size " + std::to_string(a.size) + " (must be >= 1)");
+    devices *= a.size;
+    if (devices > std::numeric_limits<int>::max())
+      throw Error("the mesh " + str() + " has more devices than MPI has ranks (at most 2^31 - 1)");
   }
 }
 
