@@ -97,7 +97,8 @@ commands:
       parameters' initial values and every other input (data); OUT.h5 gets the parameters after N steps,
       the report the loss before each update and the seconds of each step. The other options as for run.
 
-  iterate GRAPH --steps N --carry P=P_next,... (--input IN.h5 | --random SEED) [--output OUT.h5]
+  iterate GRAPH --steps N --carry P=P_next,... (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED)
+      [--output OUT.h5]
       [--until NAME --tolerance TOL] [--checkpoint CK.h5 --checkpoint-every K] [--restart CK.h5]
       [--report R.json] [--screen EPS] [sparse options and planning and engine options as for run]
       Runs GRAPH again and again, each input P taking the value of vertex P_next after every step (kept

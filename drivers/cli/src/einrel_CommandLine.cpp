@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <utility>
 
 namespace einrel::cli {
 namespace {
@@ -174,24 +175,31 @@ void read_sparse_options(const ParsedArgs& p, const std::optional<std::uint64_t>
   options.drop_zero_blocks = option(p, "drop-zero-blocks").has_value();
 }
 
-RunOptions parse_run(const std::vector<std::string>& args) {
-  // --bind may repeat: each occurrence is parsed on its own.
+// The values of every --bind NAME=FILE.h5:/dataset in `args` (the option may repeat: each occurrence is parsed on its
+// own) and the other arguments, for parse_args; a --bind without a value is an error.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_bindings(const std::vector<std::string>& args) {
   std::vector<std::string> rest, binds;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--bind" && i + 1 < args.size()) {
+    if (args[i] == "--bind" && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
       binds.push_back(args[++i]);
     } else if (args[i].rfind("--bind=", 0) == 0) {
       binds.push_back(args[i].substr(7));
+    } else if (args[i] == "--bind") {
+      throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
     } else {
       rest.push_back(args[i]);
     }
   }
+  return {std::move(rest), std::move(binds)};
+}
+
+RunOptions parse_run(const std::vector<std::string>& args) {
+  const auto [rest, binds] = split_bindings(args);
   const ParsedArgs p = parse_args(
       rest,
       {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit",
        "transitions", "input-reads", "objective", "order", "machine", "random-density", "sparse-tile", "screen"},
-      {"check", "progress", "bind", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
-  if (p.options.count("bind")) throw Error("option '--bind' needs a value NAME=FILE.h5:/dataset");
+      {"check", "progress", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
   RunOptions options;
   options.graph = graph_argument(p, "run");
   options.input = option(p, "input");
@@ -337,7 +345,8 @@ double parse_tolerance(const std::string& s) {
 }
 
 IterateOptions parse_iterate(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args, {"steps",         "carry",
+  const auto [rest, binds] = split_bindings(args);
+  const ParsedArgs p = parse_args(rest, {"steps",         "carry",
                                          "until",         "tolerance",
                                          "checkpoint",    "checkpoint-every",
                                          "restart",       "input",
@@ -352,7 +361,8 @@ IterateOptions parse_iterate(const std::vector<std::string>& args) {
                                   {"no-warm-memory", "drop-zero-blocks"}, "iterate");
   IterateOptions options;
   options.run.graph = graph_argument(p, "iterate");
-  const char* usage = " (einrel iterate GRAPH --steps N --carry P=P_next,... --input IN.h5|--random SEED)";
+  const char* usage =
+      " (einrel iterate GRAPH --steps N --carry P=P_next,... --input IN.h5|--bind NAME=FILE.h5:/path|--random SEED)";
   for (const char* name : {"steps", "carry"})
     if (!option(p, name)) throw Error(std::string("iterate needs --") + name + usage);
   options.steps = static_cast<int>(std::min<std::int64_t>(parse_positive(*option(p, "steps"), "steps"), 1 << 30));
@@ -374,6 +384,7 @@ IterateOptions parse_iterate(const std::vector<std::string>& args) {
         static_cast<int>(std::min<std::int64_t>(parse_positive(*every, "checkpoint-every"), 1 << 30));
   options.restart = option(p, "restart");
   options.run.input = option(p, "input");
+  options.run.bind = binds;
   if (auto seed = option(p, "random")) options.run.random_seed = parse_seed(*seed);
   options.run.output = option(p, "output");
   options.run.report = option(p, "report");

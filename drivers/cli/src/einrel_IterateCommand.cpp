@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace einrel::cli {
 namespace {
@@ -114,13 +115,13 @@ void iterate_graph(MPI_Comm user_comm, const IterateOptions& options, std::ostre
   collectively(comm, [&] {
     graph = step_graph(options);
     carried = carried_pairs(graph, options);
-    sources = input_sources(graph, options.run);
+    Sources restarted;  // a restart reads the carried values from its checkpoint, every other input as at the start
+    if (options.restart)
+      for (const auto& [w, next] : carried)
+        restarted[graph.vertex(w).name] = {*options.restart, "/" + graph.vertex(w).name};
+    sources = input_sources(graph, options.run, std::move(restarted));
   });
-  if (options.restart) {
-    first = steps_done(comm, *options.restart, options.steps);
-    for (const auto& [w, next] : carried)
-      sources[graph.vertex(w).name] = {*options.restart, "/" + graph.vertex(w).name};
-  }
+  if (options.restart) first = steps_done(comm, *options.restart, options.steps);
   bind_input_shapes(comm, graph, sources, options.run.random_seed, options.run.sparse);
   // A block-sparse carried value changes shape from step to step: each step is planned anew for the shapes
   // measured after the last one, and the values move into its layouts. Otherwise one plan serves every step.

@@ -14,7 +14,7 @@ using comm::Communicator;
 template <class Scalar>
 using Distributed = redistribute::DistributedTensorRelation<Scalar, Memory>;
 
-Sources input_sources(const Graph& graph, const RunOptions& options) {
+Sources input_sources(const Graph& graph, const RunOptions& options, Sources given) {
   if (options.input && options.random_seed) throw Error("give either --input FILE or --random SEED, not both");
   if (options.random_seed && !options.bind.empty()) throw Error("--bind reads inputs from files; --random makes them");
   if (!options.input && !options.random_seed && options.bind.empty())
@@ -27,10 +27,12 @@ Sources input_sources(const Graph& graph, const RunOptions& options) {
       throw Error("--bind names '" + name + "', which is not an input of the graph");
     if (!bound.emplace(name, source).second) throw Error("--bind names input '" + name + "' twice");
   }
-  if (options.random_seed) return sources;
+  if (options.random_seed) return given;
   for (const Vertex& v : graph.vertices()) {
     if (!v.is_input()) continue;
-    if (bound.count(v.name)) {
+    if (given.count(v.name)) {
+      sources[v.name] = given[v.name];
+    } else if (bound.count(v.name)) {
       sources[v.name] = bound[v.name];
     } else if (options.input) {
       sources[v.name] = io::DatasetSource{*options.input, "/" + v.name};

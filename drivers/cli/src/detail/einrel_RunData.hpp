@@ -31,9 +31,10 @@ using Values = std::vector<std::optional<engine::AnyDistributed<Memory>>>;
 using Session = engine::Session<Exec>;
 using Sources = std::map<std::string, io::DatasetSource>;
 
-// The HDF5 dataset of every input of `graph` (--input, --bind), or none with --random. Throws Error for
-// conflicting or missing sources and bindings of names that are no input.
-Sources input_sources(const Graph& graph, const RunOptions& options);
+// The HDF5 dataset of every input of `graph` (--input, --bind), or none with --random; the inputs in `given` (a
+// restart's carried values) from there whatever the options say. Throws Error for conflicting or missing sources
+// and bindings of names that are no input.
+Sources input_sources(const Graph& graph, const RunOptions& options, Sources given = {});
 
 // Collective: binds the block shape of every sparse input of `graph` (docs/sparse.md "Where shapes come
 // from"): with `random_seed`, a random shape of --random-density over blocks of edge --sparse-tile; else the
