@@ -187,18 +187,18 @@ void VertexSchedule::screen_by_norms(const BlockShape& a, const BlockShape& b, d
     product[i] = a.norm(operand_block(0, t)) * b.norm(operand_block(1, t));
     if (product[i] >= screen) bound[static_cast<std::size_t>(output_block(t))] += product[i];
   }
+  // An output block with a product is truncated when its remaining products' bounds sum below the threshold: also
+  // (the usual case) when every one of its products was screened.
   std::vector<bool> counted(bound.size(), false);
   std::vector<Extent> kept;
   for (std::size_t i = 0; i < present_->size(); ++i) {
     const Extent t = (*present_)[i];
     const auto g = static_cast<std::size_t>(output_block(t));
-    if (product[i] < screen) {
+    if (product[i] < screen)
       ++screened_;
-    } else if (bound[g] < screen) {
-      if (!counted[g]) ++truncated_, counted[g] = true;
-    } else {
+    else if (bound[g] >= screen)
       kept.push_back(t);
-    }
+    if (bound[g] < screen && !counted[g]) ++truncated_, counted[g] = true;
   }
   *present_ = std::move(kept);
   for (double& x : bound)

@@ -67,10 +67,11 @@ def screened_product(A, B, nA, nB, tile, parts, eps):
     bound_error = 0.0
     for a in range(len(ci) - 1):
         for c in range(len(ck) - 1):
-            kept, bound, skipped = [], 0.0, 0.0
+            kept, bound, skipped, products = [], 0.0, 0.0, 0
             for b in range(len(cj) - 1):
                 if bA[a, b] == 0 or bB[b, c] == 0:
                     continue  # an absent pair: not a product at all
+                products += 1
                 w = bA[a, b] * bB[b, c]
                 if w < eps:
                     screened += 1
@@ -78,7 +79,7 @@ def screened_product(A, B, nA, nB, tile, parts, eps):
                 else:
                     kept.append(b)
                     bound += w
-            if kept and bound < eps:
+            if products and bound < eps:  # a block with products, none left or too small: dropped
                 truncated += 1
                 bound_error += skipped + bound
                 continue
@@ -105,7 +106,7 @@ def main():
     exact = A @ B
     failures = []
     for r in (int(x) for x in args.ranks.split(",")):
-        for eps in (1e-12, 1e-6, 1e-3):
+        for eps in (1e-12, 1e-6, 1e-3, 0.3):
             what = f"np{r} --screen {eps}"
             options = ["--input", data, "--screen", repr(eps)]
             planned = check_common.plan_json(args.einrel, graph, options + ["--ranks", str(r)])
