@@ -6,6 +6,29 @@
 
 namespace einrel {
 
+std::vector<bool> sparse_values(const Graph& graph) {
+  std::vector<bool> sparse(graph.size(), false);
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (vertex.is_input()) {
+      sparse[v] = vertex.sparse;
+      continue;
+    }
+    const auto is_sparse = [&](VertexId in) { return sparse[in]; };
+    switch (sparse_rule(vertex.resolved->einsum())) {
+      case SparseRule::dense:
+        break;
+      case SparseRule::intersection:
+        sparse[v] = std::any_of(vertex.inputs.begin(), vertex.inputs.end(), is_sparse);
+        break;
+      case SparseRule::union_of_shapes:
+        sparse[v] = std::all_of(vertex.inputs.begin(), vertex.inputs.end(), is_sparse);
+        break;
+    }
+  }
+  return sparse;
+}
+
 bool is_valid_name(std::string_view name) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   auto digit = [](char c) { return c >= '0' && c <= '9'; };

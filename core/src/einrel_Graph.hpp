@@ -144,6 +144,11 @@ class Graph {
 // repeats.
 std::vector<VertexId> first_of_equal_einsums(const Graph& graph);
 
+// Per vertex, whether it holds a block-sparse value by the rules of its EinSum (sparse_rule; docs/sparse.md "Which
+// vertices stay sparse"): a sparse input; an intersection with a sparse operand; a union of sparse operands only.
+// A schedule may give a dense value blocks of its own (the passes of a sliced vertex): those are not sparse here.
+std::vector<bool> sparse_values(const Graph& graph);
+
 // True for names usable in graph files and as HDF5 dataset names: [A-Za-z_][A-Za-z0-9_]*.
 bool is_valid_name(std::string_view name);
 

@@ -184,6 +184,18 @@ else:
         if "C.mask" not in f or not f["C.mask"][()].all():
             failures.append("all_present: the sparse output C has no mask, or an absent block, with --sparse-output")
 
+# Regression (issue 64, fuzz_cli.py seed 7202): under --memory-limit the plan slices a dense 3-operand einsum, whose
+# passes the schedule keeps as blocks of their own; --sparse-output wrote a mask for the dense output.
+sliced = "input K f64[4,8,8]\nv2 = einsum(\"SND,QDN,QND->QS\", K, K, K)\noutput v2\n"
+report, out, error = run(sliced, "sliced_dense", ["--random", "1", "--memory-limit", "3000", "--sparse-output"])
+if error:
+    failures.append(error)
+else:
+    with h5py.File(out) as f:
+        if sorted(f.keys()) != ["v2"] or "sliced" not in report.get("proposed_by", ""):
+            failures.append(f"sliced_dense: the output file holds {sorted(f.keys())}, plan by "
+                            f"{report.get('proposed_by')}: a dense output has no mask")
+
 # Regression (issue 41, found by the differential fuzzer): an input that is an output, held on several ranks by
 # a reader that replicates it, made the NaN count throw on some ranks ("block 0 has 2 sites, not one owner") and
 # hang the others (at --procs 2 on 2 and 3 ranks).

@@ -265,9 +265,9 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   });
   if (options.output) {
     Teuchos::TimeMonitor timing(write_timer);
-    std::vector<bool> masked(session.graph().size(), false);  // --sparse-output: every sparse value's mask
-    for (VertexId v = 0; v < masked.size(); ++v)
-      masked[v] = options.sparse_output && session.schedule().shape(v).has_value();
+    // --sparse-output: the mask of every sparse value (not of the dense ones a sliced plan computes in pieces)
+    std::vector<bool> masked(session.graph().size(), false);
+    if (options.sparse_output) masked = sparse_values(session.graph());
     write_values(comm, session.graph(), result->values, outputs_by_name(session.graph()), *options.output, masked);
   }
   collectively(comm, [&] {
