@@ -1,6 +1,7 @@
 #include <einrel_AtomicFile.hpp>
 #include <einrel_Error.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -134,11 +135,35 @@ void AtomicFile::commit() {
   committed_ = true;
 }
 
+namespace {
+
+// Writes `text` to `path` anew; the OS's reason (strerror) where that fails, else nothing.
+std::optional<std::string> write_whole(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) return std::strerror(errno);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return std::strerror(error);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) return std::strerror(errno);  // NFS and full disks may tell only now
+  return std::nullopt;
+}
+
+}  // namespace
+
+void AtomicFile::create_temporary() {
+  if (const auto reason = write_whole(temporary_, ""))
+    throw Error("cannot create output file '" + path_ + "': " + *reason);
+}
+
 void AtomicFile::write_text(const std::string& text) {
-  std::ofstream out(temporary_, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) throw Error("cannot write '" + path_ + "'");
+  if (const auto reason = write_whole(temporary_, text)) throw Error("cannot write '" + path_ + "': " + *reason);
 }
 
 void install_signal_cleanup() {

@@ -1,6 +1,8 @@
 #include <einrel_Error.hpp>
 #include <einrel_Hdf5Detail.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 namespace einrel::io::detail {
@@ -18,6 +20,44 @@ std::string describe_type(hid_t type) {
     default:
       return "a non-numeric type";
   }
+}
+
+// Throws when `dataset` is stored through a filter this HDF5 cannot decode (h5py's lzf, a plugin not on
+// HDF5_PLUGIN_PATH, an encoder-only szip), naming it: HDF5 itself would only fail the read.
+void check_filters(hid_t dataset, const std::string& where, const std::string& name) {
+  const Handle dcpl(H5Dget_create_plist(dataset), H5Pclose);
+  const int filters = dcpl.ok() ? H5Pget_nfilters(dcpl.get()) : 0;
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    std::size_t values = 0;
+    char filter[256] = {};
+    const H5Z_filter_t id =
+        H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &values, nullptr, sizeof filter, filter, &config);
+    if (id < 0) continue;
+    unsigned info = 0;
+    const bool decodes =
+        H5Zfilter_avail(id) > 0 && H5Zget_filter_info(id, &info) >= 0 && (info & H5Z_FILTER_CONFIG_DECODE_ENABLED);
+    if (!decodes)
+      throw Error(where + ": dataset '" + name + "' is stored through HDF5 filter '" + filter + "' (id " +
+                  std::to_string(id) +
+                  "), which this HDF5 cannot decode (not built in, no plugin on HDF5_PLUGIN_PATH)");
+  }
+}
+
+// Where `path` (whose links exist) is a soft or external link that leads nowhere: what it is, "a soft link to
+// '/raw/A'" or "an external link to 'other.h5:/A'"; else empty.
+std::string dangling_link(hid_t file, const std::string& path) {
+  H5L_info_t info{};
+  if (H5Lget_info(file, path.c_str(), &info, H5P_DEFAULT) < 0 || info.type == H5L_TYPE_HARD) return "";
+  if (H5Oexists_by_name(file, path.c_str(), H5P_DEFAULT) > 0) return "";
+  std::vector<char> value(info.u.val_size + 1, '\0');
+  if (H5Lget_val(file, path.c_str(), value.data(), value.size(), H5P_DEFAULT) < 0) return "a link";
+  if (info.type == H5L_TYPE_SOFT) return "a soft link to '" + std::string(value.data()) + "'";
+  const char *target_file = nullptr, *target_path = nullptr;
+  if (info.type != H5L_TYPE_EXTERNAL ||
+      H5Lunpack_elink_val(value.data(), value.size(), nullptr, &target_file, &target_path) < 0)
+    return "a user-defined link";
+  return "an external link to '" + std::string(target_file) + ":" + target_path + "'";
 }
 
 }  // namespace
@@ -49,6 +89,27 @@ bool Handle::close() {
   return rc >= 0;
 }
 
+std::string failure_reason() {
+  // The innermost description of the stack; MPI-IO's error string, when it holds one, ends with the OS's reason.
+  std::string innermost;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+        if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+        return 0;
+      },
+      &innermost);
+  for (int code : {ENOSPC, EDQUOT, EFBIG, EACCES, EPERM, EROFS, EIO, ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG}) {
+    const std::string reason = std::strerror(code);
+    if (innermost.find(reason) != std::string::npos) return reason;
+  }
+  return "";
+}
+
+std::string with_reason(const std::string& failure, const std::string& reason) {
+  return reason.empty() ? failure : failure + ": " + reason;
+}
+
 void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 hid_t native_type(Dtype t) { return t == Dtype::f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
@@ -64,6 +125,8 @@ Handle open_checked_dataset(hid_t file, const std::string& where, const std::str
   const bool at_root = name.find('/') == std::string::npos;
   if (name.empty() || !link_exists(file, dataset))
     throw Error(where + " has no dataset '" + name + "'" + (at_root ? " at its root" : ""));
+  if (const std::string target = dangling_link(file, dataset); !target.empty())
+    throw Error(where + ": '" + name + "' is " + target + ", which leads to no object");
   Handle handle(H5Dopen2(file, dataset.c_str(), H5P_DEFAULT), H5Dclose);
   if (!handle.ok()) throw Error(where + ": '" + name + "' is not a dataset");
 
@@ -88,6 +151,7 @@ Handle open_checked_dataset(hid_t file, const std::string& where, const std::str
   if (rank < 0 || shape != bound)
     throw Error(where + ": dataset '" + name + "' has shape " + to_string(shape) + " but the graph declares " +
                 to_string(bound));
+  check_filters(handle.get(), where, name);
   return handle;
 }
 

@@ -52,25 +52,26 @@ Handle file_selection(hid_t dataset, const Box& box) {
 }
 
 // Local: transfer(mem_space, file_space, i) for each of this rank's boxes (the memory holds box i's
-// elements in C order; one dimension suffices, the file selection gives the shape), up to the first failure.
-bool transfer_local_boxes(hid_t dataset, const std::vector<const Box*>& boxes,
-                          const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer) {
+// elements in C order; one dimension suffices, the file selection gives the shape), up to the first failure:
+// nothing when all succeeded, else `failure` with its reason (detail::with_reason).
+std::optional<std::string> transfer_local_boxes(hid_t dataset, const std::vector<const Box*>& boxes,
+                                                const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer,
+                                                const std::string& failure) {
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const Handle file_space = file_selection(dataset, *boxes[i]);
     const hsize_t n = static_cast<hsize_t>(boxes[i]->size());
     const Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), i) < 0) return false;
+    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), i) < 0)
+      return detail::with_reason(failure);  // before the spaces close, which clears HDF5's error stack
   }
-  return true;
+  return std::nullopt;
 }
 
 // Collective over comm: transfer_local_boxes, then agreement on the first failure, so that every rank throws
-// `failure` when any transfer failed.
+// `failure` (with its reason) when any transfer failed.
 void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<const Box*>& boxes,
                     const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer, const std::string& failure) {
-  std::optional<std::string> failed;
-  if (!transfer_local_boxes(dataset, boxes, transfer)) failed = failure;
-  comm::agree_on_failure(comm, failed);
+  comm::agree_on_failure(comm, transfer_local_boxes(dataset, boxes, transfer, failure));
 }
 
 // The boxes' host memory read from `dataset` as `dtype`, through `dxpl`.
@@ -153,10 +154,10 @@ void InputFiles::read_local(const DatasetSource& source, Dtype dtype, const std:
     throw Error("input file '" + source.file + "': dataset '" + detail::display_name(source.dataset) +
                 "' is read before it was opened");
   const Handle dxpl = independent_transfer();
-  if (!transfer_local_boxes(known->second.get(), boxes_of(boxes),
-                            box_reader(known->second.get(), dtype, dxpl.get(), boxes)))
-    throw Error("input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) +
-                "' failed");
+  if (const auto failed = transfer_local_boxes(
+          known->second.get(), boxes_of(boxes), box_reader(known->second.get(), dtype, dxpl.get(), boxes),
+          "input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) + "' failed"))
+    throw Error(*failed);
 }
 
 namespace {
@@ -181,7 +182,7 @@ Handle create_dataset(hid_t file, const std::string& name, hid_t type, const Bou
   const Handle dcpl = dataset_creation(zero_filled, type);
   if (!space.ok() || !dcpl.ok()) throw Error(failure);
   Handle dataset(H5Dcreate2(file, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose);
-  if (!dataset.ok()) throw Error(failure);
+  if (!dataset.ok()) throw Error(detail::with_reason(failure));
   return dataset;
 }
 
@@ -196,12 +197,16 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
   const std::string temporary = comm::broadcast_string(comm, out ? out->temporary_path() : "", 0);
   std::optional<RemoveOnSignal> on_signal;  // whichever rank a signal reaches first removes the file
   if (!out) on_signal.emplace(temporary);
+  // The OS's reason where the file cannot be made (HDF5's own error says only that it could not).
+  collectively(comm, [&] {
+    if (out) out->create_temporary();
+  });
   {
     std::optional<Handle> file;
     collectively(comm, [&] {
       const Handle fapl = mpio_file_access(comm);
       file.emplace(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
-      if (!file->ok()) throw Error("cannot create output file '" + path + "'");
+      if (!file->ok()) throw Error(detail::with_reason("cannot create output file '" + path + "'"));
     });
     const Handle dxpl = independent_transfer();
     for (const DatasetBoxes& d : datasets) {
@@ -229,11 +234,11 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
       std::optional<std::string> failed;
       if (comm.rank() == 0 &&
           H5Dwrite(dataset->get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, dxpl.get(), m.values.data()) < 0)
-        failed = failure;
+        failed = detail::with_reason(failure);
       comm::agree_on_failure(comm, failed);
     }
     std::optional<std::string> failed;
-    if (!file->close()) failed = "writing output file '" + path + "' failed";
+    if (!file->close()) failed = detail::with_reason("writing output file '" + path + "' failed");
     comm::agree_on_failure(comm, failed);
   }
   collectively(comm, [&] {

@@ -35,7 +35,10 @@ class AtomicFile {
   ~AtomicFile();
 
   const std::string& temporary_path() const { return temporary_; }
-  // Writes `text` as the whole content of the temporary file; throws Error when that fails.
+  // Creates the temporary file empty; throws Error with the OS's reason (a missing directory, no permission, a
+  // full disk) when it cannot.
+  void create_temporary();
+  // Writes `text` as the whole content of the temporary file; throws Error with the OS's reason when that fails.
   void write_text(const std::string& text);
   // Renames the temporary file onto the final path; throws Error if that fails.
   void commit();

@@ -38,6 +38,13 @@ class Handle {
 // einrel reports HDF5 failures as Errors; HDF5's own error-stack printing would only add noise.
 void silence_hdf5();
 
+// The reason the OS or MPI-IO gave for the failure of the HDF5 call just made ("No space left on device",
+// "Permission denied"), from HDF5's error stack, or empty: HDF5's own messages say only what failed. Call it before
+// any other HDF5 call, which would clear the stack.
+std::string failure_reason();
+// `failure` and, where there is one, ": " and the failure_reason().
+std::string with_reason(const std::string& failure, const std::string& reason = failure_reason());
+
 // The HDF5 memory type of a dtype.
 hid_t native_type(Dtype t);
 
