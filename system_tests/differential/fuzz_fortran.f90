@@ -17,10 +17,14 @@
 ! not reversed: the array's own shape) and a box of another size than the array must each give
 ! EINREL_INVALID_ARGUMENT with a message of their own from einrel_last_error().
 !
+! The module's own contracts: names are passed in longer variables (trailing blanks trimmed); odd cases give
+! boxes as 64-bit integers and create their program twice into one variable (the first one freed by the
+! second creation, so executing a copy of it is refused); a failed parse leaves a null graph handle.
+!
 ! One line per failed case (its seed, the first failure, the graph), then "N passed, M failed" on rank 0;
 ! exit status 1 if any failed.
 program fuzz_fortran
-  use, intrinsic :: iso_c_binding, only: c_double, c_float
+  use, intrinsic :: iso_c_binding, only: c_double, c_float, c_associated
   use, intrinsic :: iso_fortran_env, only: int64
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
   use mpi
@@ -49,7 +53,7 @@ program fuzz_fortran
   type(einrel_program) :: program_of_case
   integer :: ntensors, family, join, me, ranks, ierr, provided, icase, cases, passed
   integer(int64) :: seed, state
-  logical :: f32, with_rowsum, failed
+  logical :: f32, with_rowsum, failed, wide_bounds
   real(c_double) :: eps
   character(len=text_len) :: text
   character(len=message_len) :: message
@@ -234,28 +238,53 @@ contains
     if (allocated(x%d2)) x%d2 = ieee_value(1.0_c_double, ieee_quiet_nan)
   end subroutine poison_slab
 
-  ! Binds x's slab with box [lo, hi) (an input or output), or says this rank has none.
+  ! Binds x's slab with box [lo, hi) (an input or output), or says this rank has none. The name is passed in a
+  ! longer variable (trailing blanks, which the module trims), and in odd cases the box as 64-bit integers.
   integer function bind(x, lo, hi) result(status)
     type(tensor_t), intent(inout), target :: x
     integer, intent(in) :: lo(:), hi(:)
     integer :: dtype
+    character(len=12) :: padded
+    padded = x%name
     dtype = merge(EINREL_F32, EINREL_F64, f32)
     if (x%empty) then
-      status = einrel_set_no_piece(program_of_case, x%name, x%input, dtype, x%rank)
+      status = einrel_set_no_piece(program_of_case, padded, x%input, dtype, x%rank)
+    else if (wide_bounds) then
+      status = bind_wide(x, padded, int(lo, int64), int(hi, int64))
     else if (x%input .and. x%rank == 1) then
-      if (f32) status = einrel_set_input(program_of_case, x%name, lo, hi, x%s1)
-      if (.not. f32) status = einrel_set_input(program_of_case, x%name, lo, hi, x%d1)
+      if (f32) status = einrel_set_input(program_of_case, padded, lo, hi, x%s1)
+      if (.not. f32) status = einrel_set_input(program_of_case, padded, lo, hi, x%d1)
     else if (x%input) then
-      if (f32) status = einrel_set_input(program_of_case, x%name, lo, hi, x%s2)
-      if (.not. f32) status = einrel_set_input(program_of_case, x%name, lo, hi, x%d2)
+      if (f32) status = einrel_set_input(program_of_case, padded, lo, hi, x%s2)
+      if (.not. f32) status = einrel_set_input(program_of_case, padded, lo, hi, x%d2)
     else if (x%rank == 1) then
-      if (f32) status = einrel_set_output(program_of_case, x%name, lo, hi, x%s1)
-      if (.not. f32) status = einrel_set_output(program_of_case, x%name, lo, hi, x%d1)
+      if (f32) status = einrel_set_output(program_of_case, padded, lo, hi, x%s1)
+      if (.not. f32) status = einrel_set_output(program_of_case, padded, lo, hi, x%d1)
     else
-      if (f32) status = einrel_set_output(program_of_case, x%name, lo, hi, x%s2)
-      if (.not. f32) status = einrel_set_output(program_of_case, x%name, lo, hi, x%d2)
+      if (f32) status = einrel_set_output(program_of_case, padded, lo, hi, x%s2)
+      if (.not. f32) status = einrel_set_output(program_of_case, padded, lo, hi, x%d2)
     end if
   end function bind
+
+  ! bind's binding of a slab with 64-bit bounds (the generic's integer(c_int64_t) specifics).
+  integer function bind_wide(x, name, lo, hi) result(status)
+    type(tensor_t), intent(inout), target :: x
+    character(len=*), intent(in) :: name
+    integer(int64), intent(in) :: lo(:), hi(:)
+    if (x%input .and. x%rank == 1) then
+      if (f32) status = einrel_set_input(program_of_case, name, lo, hi, x%s1)
+      if (.not. f32) status = einrel_set_input(program_of_case, name, lo, hi, x%d1)
+    else if (x%input) then
+      if (f32) status = einrel_set_input(program_of_case, name, lo, hi, x%s2)
+      if (.not. f32) status = einrel_set_input(program_of_case, name, lo, hi, x%d2)
+    else if (x%rank == 1) then
+      if (f32) status = einrel_set_output(program_of_case, name, lo, hi, x%s1)
+      if (.not. f32) status = einrel_set_output(program_of_case, name, lo, hi, x%d1)
+    else
+      if (f32) status = einrel_set_output(program_of_case, name, lo, hi, x%s2)
+      if (.not. f32) status = einrel_set_output(program_of_case, name, lo, hi, x%d2)
+    end if
+  end function bind_wide
 
   ! ------------------------------------------------------------------------------------------------------
   ! The reference in plain loops, with a bound on the error of an evaluation in the case's dtype: a sum of
@@ -419,13 +448,27 @@ contains
                                    einrel_last_error())
   end function bind_slab
 
-  ! Runs the case; a failure is recorded in `failed` and `message`.
+  ! Runs the case; a failure is recorded in `failed` and `message`. Handles: a failed parse leaves a null graph,
+  ! which the next parse reuses; in odd cases the program is created twice into one variable, and the first
+  ! program, freed by the second creation, must be refused as freed.
   subroutine run_case()
     type(einrel_graph) :: graph
+    type(einrel_program) :: first
     integer :: i, execution, status, bound(1), all_bound(1)
+    status = einrel_graph_parse('not a graph', 'bad.ein', graph)
+    if (status == EINREL_OK .or. c_associated(graph%handle)) call fail('a failed parse left a live graph handle')
     status = einrel_graph_parse(trim(text), 'fuzz.ein', graph)
     if (.not. collective_ok('einrel_graph_parse', status)) return
     status = einrel_program_create(graph, MPI_COMM_WORLD, program_of_case)
+    if (wide_bounds .and. status == EINREL_OK) then
+      first = program_of_case
+      status = einrel_program_create(graph, MPI_COMM_WORLD, program_of_case)
+      ! (the allocator may hand the new program the old one's address: then there is nothing to tell apart)
+      if (.not. c_associated(first%handle, program_of_case%handle)) then
+        if (einrel_execute(first) /= EINREL_INVALID_ARGUMENT) &
+          call fail('a program created over a live one left the old one live: ' // einrel_last_error())
+      end if
+    end if
     if (collective_ok('einrel_program_create', status)) then
       bound = 1
       do i = 1, ntensors
@@ -494,6 +537,7 @@ contains
       t(i) = tensor_t(name=' ')
     end do
     call seed_rng(s)
+    wide_bounds = mod(s, 2_int64) == 1
     call random_graph()
     do i = 1, ntensors
       call make_slab(t(i))

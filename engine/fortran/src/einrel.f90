@@ -24,12 +24,13 @@ module einrel
   public :: einrel_program_create, einrel_set_input, einrel_set_output, einrel_set_no_piece
   public :: einrel_execute, einrel_program_free
 
-  ! One piece of f64 or f32 data of any rank: a whole contiguous array (its box in C order, see above).
+  ! One piece of f64 or f32 data of any rank: a whole contiguous array (its box in C order, see above), the
+  ! box's bounds 32-bit or 64-bit integers (64-bit for extents of 2^31 elements or more).
   interface einrel_set_input
-    module procedure set_input_d, set_input_s
+    module procedure set_input_d, set_input_s, set_input_d64, set_input_s64
   end interface einrel_set_input
   interface einrel_set_output
-    module procedure set_output_d, set_output_s
+    module procedure set_output_d, set_output_s, set_output_d64, set_output_s64
   end interface einrel_set_output
 
   interface
@@ -126,18 +127,21 @@ contains
     end do
   end function einrel_last_error
 
-  ! Local: parses a graph in einrel's graph language; `name` names it in messages.
+  ! Local: parses a graph in einrel's graph language; `name` (trimmed) names it in messages. A graph `graph` held
+  ! before is freed first; on failure `graph` is null.
   integer function einrel_graph_parse(text, name, graph) result(status)
     character(len=*), intent(in) :: text, name
-    type(einrel_graph), intent(out) :: graph
-    status = c_graph_parse(text // c_null_char, name // c_null_char, graph%handle)
+    type(einrel_graph), intent(inout) :: graph
+    status = einrel_graph_free(graph)
+    status = c_graph_parse(text // c_null_char, trim(name) // c_null_char, graph%handle)
   end function einrel_graph_parse
 
-  ! Local: reads a graph file.
+  ! Local: reads the graph file at trim(path); a graph held before is freed first; on failure `graph` is null.
   integer function einrel_graph_read(path, graph) result(status)
     character(len=*), intent(in) :: path
-    type(einrel_graph), intent(out) :: graph
-    status = c_graph_read(path // c_null_char, graph%handle)
+    type(einrel_graph), intent(inout) :: graph
+    status = einrel_graph_free(graph)
+    status = c_graph_read(trim(path) // c_null_char, graph%handle)
   end function einrel_graph_read
 
   integer function einrel_graph_free(graph) result(status)
@@ -147,11 +151,13 @@ contains
   end function einrel_graph_free
 
   ! Collective over comm (a Fortran MPI handle: the integer of `use mpi`, or comm%MPI_VAL of mpi_f08):
-  ! plans the graph on its ranks with the default planner.
+  ! plans the graph on its ranks with the default planner. A program held before is freed first (collectively);
+  ! on failure `program` is null.
   integer function einrel_program_create(graph, comm, program) result(status)
     type(einrel_graph), intent(in) :: graph
     integer, intent(in) :: comm
-    type(einrel_program), intent(out) :: program
+    type(einrel_program), intent(inout) :: program
+    status = einrel_program_free(program)
     status = c_program_create_f(graph%handle, int(comm, c_int), c_null_ptr, program%handle)
   end function einrel_program_create
 
@@ -166,10 +172,10 @@ contains
     none = 0
     no_data = c_null_ptr
     if (input) then
-      status = c_set_input(program%handle, name // c_null_char, int(dtype, c_int), int(rank, c_int), 0_c_int, &
+      status = c_set_input(program%handle, trim(name) // c_null_char, int(dtype, c_int), int(rank, c_int), 0_c_int, &
                            none, none, no_data)
     else
-      status = c_set_output(program%handle, name // c_null_char, int(dtype, c_int), int(rank, c_int), 0_c_int, &
+      status = c_set_output(program%handle, trim(name) // c_null_char, int(dtype, c_int), int(rank, c_int), 0_c_int, &
                             none, none, no_data)
     end if
   end function einrel_set_no_piece
@@ -182,7 +188,7 @@ contains
     character(len=*), intent(in) :: name
     logical, intent(in) :: input
     integer(c_int), intent(in) :: dtype
-    integer, intent(in) :: lo(:), hi(:)
+    integer(c_int64_t), intent(in) :: lo(:), hi(:)
     type(c_ptr), intent(in) :: data
     integer(c_int64_t), intent(in) :: array_shape(:)
     integer(c_int64_t) :: lo_c(max(1, size(lo))), hi_c(max(1, size(lo))), shape_c(max(1, size(array_shape)))
@@ -190,45 +196,81 @@ contains
     lo_c = 0
     hi_c = 0
     shape_c = 0
-    lo_c(1:size(lo)) = int(lo, c_int64_t)
-    hi_c(1:min(size(lo), size(hi))) = int(hi(1:min(size(lo), size(hi))), c_int64_t)
+    lo_c(1:size(lo)) = lo
+    hi_c(1:min(size(lo), size(hi))) = hi(1:min(size(lo), size(hi)))
     shape_c(1:size(array_shape)) = array_shape
     input_c = merge(1_c_int, 0_c_int, input)
     box_rank = int(size(lo), c_int)
     if (size(hi) /= size(lo)) box_rank = -1  ! the C API reports lo and hi of different lengths
-    status = c_set_column_major(program%handle, name // c_null_char, input_c, dtype, box_rank, lo_c, hi_c, &
+    status = c_set_column_major(program%handle, trim(name) // c_null_char, input_c, dtype, box_rank, lo_c, hi_c, &
                                 int(size(array_shape), c_int), shape_c, data)
   end function set_piece
 
-  ! One piece of any rank (assumed rank: the whole contiguous array), f64 or f32.
+  ! One piece of any rank (assumed rank: the whole contiguous array), f64 or f32, bounds 32-bit or 64-bit.
   integer function set_input_d(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
-    integer, intent(in) :: lo(:), hi(:)
+    integer(c_int32_t), intent(in) :: lo(:), hi(:)
     real(c_double), intent(in), target, contiguous :: a(..)
-    status = set_piece(program, name, .true., EINREL_F64, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
+    status = set_piece(program, name, .true., EINREL_F64, int(lo, c_int64_t), int(hi, c_int64_t), &
+                       c_loc(a), shape(a, kind=c_int64_t))
   end function set_input_d
-  integer function set_input_s(program, name, lo, hi, a) result(status)
+  integer function set_input_d64(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
-    integer, intent(in) :: lo(:), hi(:)
-    real(c_float), intent(in), target, contiguous :: a(..)
-    status = set_piece(program, name, .true., EINREL_F32, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
-  end function set_input_s
+    integer(c_int64_t), intent(in) :: lo(:), hi(:)
+    real(c_double), intent(in), target, contiguous :: a(..)
+    status = set_piece(program, name, .true., EINREL_F64, lo, hi, &
+                       c_loc(a), shape(a, kind=c_int64_t))
+  end function set_input_d64
   integer function set_output_d(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
-    integer, intent(in) :: lo(:), hi(:)
+    integer(c_int32_t), intent(in) :: lo(:), hi(:)
     real(c_double), intent(inout), target, contiguous :: a(..)
-    status = set_piece(program, name, .false., EINREL_F64, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
+    status = set_piece(program, name, .false., EINREL_F64, int(lo, c_int64_t), int(hi, c_int64_t), &
+                       c_loc(a), shape(a, kind=c_int64_t))
   end function set_output_d
+  integer function set_output_d64(program, name, lo, hi, a) result(status)
+    type(einrel_program), intent(in) :: program
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(in) :: lo(:), hi(:)
+    real(c_double), intent(inout), target, contiguous :: a(..)
+    status = set_piece(program, name, .false., EINREL_F64, lo, hi, &
+                       c_loc(a), shape(a, kind=c_int64_t))
+  end function set_output_d64
+  integer function set_input_s(program, name, lo, hi, a) result(status)
+    type(einrel_program), intent(in) :: program
+    character(len=*), intent(in) :: name
+    integer(c_int32_t), intent(in) :: lo(:), hi(:)
+    real(c_float), intent(in), target, contiguous :: a(..)
+    status = set_piece(program, name, .true., EINREL_F32, int(lo, c_int64_t), int(hi, c_int64_t), &
+                       c_loc(a), shape(a, kind=c_int64_t))
+  end function set_input_s
+  integer function set_input_s64(program, name, lo, hi, a) result(status)
+    type(einrel_program), intent(in) :: program
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(in) :: lo(:), hi(:)
+    real(c_float), intent(in), target, contiguous :: a(..)
+    status = set_piece(program, name, .true., EINREL_F32, lo, hi, &
+                       c_loc(a), shape(a, kind=c_int64_t))
+  end function set_input_s64
   integer function set_output_s(program, name, lo, hi, a) result(status)
     type(einrel_program), intent(in) :: program
     character(len=*), intent(in) :: name
-    integer, intent(in) :: lo(:), hi(:)
+    integer(c_int32_t), intent(in) :: lo(:), hi(:)
     real(c_float), intent(inout), target, contiguous :: a(..)
-    status = set_piece(program, name, .false., EINREL_F32, lo, hi, c_loc(a), shape(a, kind=c_int64_t))
+    status = set_piece(program, name, .false., EINREL_F32, int(lo, c_int64_t), int(hi, c_int64_t), &
+                       c_loc(a), shape(a, kind=c_int64_t))
   end function set_output_s
+  integer function set_output_s64(program, name, lo, hi, a) result(status)
+    type(einrel_program), intent(in) :: program
+    character(len=*), intent(in) :: name
+    integer(c_int64_t), intent(in) :: lo(:), hi(:)
+    real(c_float), intent(inout), target, contiguous :: a(..)
+    status = set_piece(program, name, .false., EINREL_F32, lo, hi, &
+                       c_loc(a), shape(a, kind=c_int64_t))
+  end function set_output_s64
 
   ! Collective: evaluates the graph on the bound pieces (the arrays must stay allocated and in place).
   integer function einrel_execute(program) result(status)
