@@ -65,8 +65,12 @@ struct FittedPlan {
 // operands is also tried in its other orders (contraction_orders), one einsum after another, and then the graph
 // with its explicit chains of binary contractions merged into n-ary einsums (merge_contraction_chains) in each of
 // their orders, each planned as above: an order replaces the graph's where its plan is estimated at least 5 %
-// faster (FittedPlan::reordered), so the order is chosen with the partitions.
+// faster (FittedPlan::reordered), so the order is chosen with the partitions (einrel_OrderSearch.cpp).
 FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried = {});
+
+// The plan of `graph` in the order its n-ary einsums were split: choose_plan without the orders' search.
+FittedPlan plan_in_graph_order(const Graph& graph, int ranks, const Options& options,
+                               const partition::Carried& carried);
 
 }  // namespace einrel::engine
 
