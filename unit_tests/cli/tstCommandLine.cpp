@@ -149,7 +149,16 @@ TEST(CommandLine, OtherSubcommands) {
   EXPECT_EQ(iterate.run.output, "o.h5");
   EXPECT_EQ(iterate.run.engine.procs, 4);
   EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2"}),
-            "iterate needs --carry (einrel iterate GRAPH --steps N --carry P=P_next,... --input IN.h5|--random SEED)");
+            "iterate needs --carry (einrel iterate GRAPH --steps N --carry P=P_next,... "
+            "--input IN.h5|--bind NAME=FILE.h5:/path|--random SEED)");
+  // --bind as for run (docs/cli.md), repeated; without a value it is an error.
+  const auto bound = parsed<einrel::cli::IterateOptions>(
+      {"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--bind", "A=a.h5:/g/A", "--bind=B=b.h5"});
+  EXPECT_EQ(bound.run.bind, (std::vector<std::string>{"A=a.h5:/g/A", "B=b.h5"}));
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--bind"}),
+            "option '--bind' needs a value NAME=FILE.h5:/dataset");
+  EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--bind", "--random", "1"}),
+            "option '--bind' needs a value NAME=FILE.h5:/dataset");
   EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X"}),
             "--carry needs INPUT=VERTEX pairs, got 'X'");
   EXPECT_EQ(error_of({"iterate", "g.ein", "--steps", "2", "--carry", "X=Y", "--until", "r"}),
