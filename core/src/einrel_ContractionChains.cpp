@@ -2,7 +2,9 @@
 #include <einrel_ContractionOrder.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace einrel {
@@ -29,7 +31,23 @@ class Tree {
     std::string mine;
     while (mine.size() < graph_.vertex(root).einsum->output.size()) mine += fresh();
     output_ = mine;
-    return ok_ && visit(root, mine);
+    Leaves all = 0;
+    return ok_ && visit(root, mine, all);
+  }
+  // Whether planning the merged einsum may change the plan (ChainMerge): some order the planner weighs for it
+  // (contraction_orders) is not the tree as written, and with `cheaper_by_flops`, the first of them (the least
+  // flops, exact at this many operands) needs fewer flops than the tree as written.
+  bool worth_merging(ChainMerge merge) const {
+    std::vector<Bound> bounds;
+    for (VertexId leaf : leaves_) bounds.push_back(graph_.vertex(leaf).bound);
+    const ResolvedEinSum resolved = resolve(EinSum::parse(equation(), leaves_.size()), bounds);
+    const std::vector<ContractionOrder> orders = contraction_orders(resolved);
+    if (merge == ChainMerge::cheaper_by_flops)
+      return orders.front().flops < costed_order(resolved, written_steps()).flops * (1 - 1e-12);
+    std::vector<Pair> written = pairs_;
+    std::sort(written.begin(), written.end());
+    return std::any_of(orders.begin(), orders.end(),
+                       [&](const ContractionOrder& order) { return pairs_of(order) != written; });
   }
   const std::vector<VertexId>& vertices() const { return vertices_; }
   const std::vector<VertexId>& leaves() const { return leaves_; }
@@ -49,8 +67,44 @@ class Tree {
     }
     return letters[used_++];
   }
-  // Vertex v computes a value whose labels are `labels` in the merged equation.
-  bool visit(VertexId v, const std::string& labels) {
+  using Leaves = std::uint32_t;  // a set of leaves by their index: at most alternative_operands of them
+  // One binary step: the leaves under its operands, in operand order, and its result's labels.
+  using Pair = std::tuple<Leaves, Leaves, std::string>;
+
+  // The steps of `order`, sorted: each joins the leaves of its two operands (NaryStep: the result takes the first's
+  // place, the second's goes).
+  std::vector<Pair> pairs_of(const ContractionOrder& order) const {
+    std::vector<Leaves> operands;
+    for (std::size_t k = 0; k < leaves_.size(); ++k) operands.push_back(Leaves{1} << k);
+    std::vector<Pair> pairs;
+    for (const NaryStep& step : order.steps) {
+      pairs.emplace_back(operands[step.first], operands[step.second], step.labels);
+      operands[step.first] |= operands[step.second];
+      operands.erase(operands.begin() + static_cast<std::ptrdiff_t>(step.second));
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+  }
+
+  // The tree as written as NaryStep's (its vertices in the order visit made them, children first).
+  std::vector<NaryStep> written_steps() const {
+    std::vector<Leaves> operands;
+    for (std::size_t k = 0; k < leaves_.size(); ++k) operands.push_back(Leaves{1} << k);
+    std::vector<NaryStep> steps;
+    for (const auto& [a, b, labels] : pairs_) {
+      const auto at = [&](Leaves x) {
+        return static_cast<std::size_t>(std::find(operands.begin(), operands.end(), x) - operands.begin());
+      };
+      const std::size_t first = std::min(at(a), at(b)), second = std::max(at(a), at(b));
+      steps.push_back({first, second, labels});
+      operands[first] = a | b;
+      operands.erase(operands.begin() + static_cast<std::ptrdiff_t>(second));
+    }
+    return steps;
+  }
+
+  // Vertex v computes a value whose labels are `labels` in the merged equation; `under` gets the leaves below it.
+  bool visit(VertexId v, const std::string& labels, Leaves& under) {
     const EinSum& e = *graph_.vertex(v).einsum;
     vertices_.push_back(v);
     // The vertex's own letters: its output's are given; each other label a fresh one.
@@ -60,18 +114,23 @@ class Tree {
       for (char c : in)
         if (from.find(c) == std::string::npos) from += c, to += fresh();
     if (!ok_) return false;
+    Leaves operand[2] = {0, 0};
     for (std::size_t k = 0; k < 2; ++k) {
       std::string mapped;
       for (char c : e.inputs[k]) mapped += to[from.find(c)];
       if (!distinct_labels(mapped)) return false;
       const VertexId in = graph_.vertex(v).inputs[k];
       if (inner_[in]) {
-        if (!visit(in, mapped)) return false;
+        if (!visit(in, mapped, operand[k])) return false;
       } else {
+        if (leaves_.size() >= alternative_operands) return false;  // too many leaves to merge
+        operand[k] = Leaves{1} << leaves_.size();
         leaves_.push_back(in);
         leaf_labels_.push_back(mapped);
       }
     }
+    pairs_.emplace_back(operand[0], operand[1], labels);
+    under = operand[0] | operand[1];
     return true;
   }
 
@@ -82,11 +141,12 @@ class Tree {
   std::string output_;
   std::vector<VertexId> vertices_, leaves_;
   std::vector<std::string> leaf_labels_;
+  std::vector<Pair> pairs_;  // the tree's steps as written
 };
 
 }  // namespace
 
-std::optional<Graph> merge_contraction_chains(const Graph& graph) {
+std::optional<Graph> merge_contraction_chains(const Graph& graph, ChainMerge merge) {
   const VertexId n = graph.size();
   std::vector<int> reads(n, 0);
   for (const Vertex& v : graph.vertices())
@@ -112,9 +172,10 @@ std::optional<Graph> merge_contraction_chains(const Graph& graph) {
     const auto& ins = graph.vertex(v).inputs;
     if (std::none_of(ins.begin(), ins.end(), [&](VertexId in) { return inner[in]; })) continue;
     Tree tree(graph, inner);
-    if (!tree.grow(v) || tree.leaves().size() > alternative_operands) continue;
+    if (!tree.grow(v)) continue;  // alternative_operands leaves at most
     const auto& leaves = tree.leaves();
     if (std::any_of(leaves.begin(), leaves.end(), [&](VertexId u) { return graph.vertex(u).sparse; })) continue;
+    if (!tree.worth_merging(merge)) continue;
     for (VertexId u : tree.vertices()) merged[u] = true;
     trees[v].emplace(std::move(tree));
     any = true;

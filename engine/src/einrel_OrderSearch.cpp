@@ -72,8 +72,9 @@ FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, co
   std::optional<FittedPlan> best;
   std::exception_ptr error;
   search_orders(graph, nullptr, ranks, options, carried, best, error);
+  const ChainMerge merge = options.memory_limit ? ChainMerge::every_order : ChainMerge::cheaper_by_flops;
   if (carried.empty())
-    if (std::optional<Graph> merged = merge_contraction_chains(graph)) {
+    if (std::optional<Graph> merged = merge_contraction_chains(graph, merge)) {
       const auto held = std::make_shared<const Graph>(std::move(*merged));
       search_orders(*held, held, ranks, options, carried, best, error);
     }

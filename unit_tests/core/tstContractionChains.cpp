@@ -70,6 +70,42 @@ TEST(ContractionChains, ValuesReadElsewhereOrOtherOpsStayAsWritten) {
   EXPECT_FALSE(chain(false, false, true).has_value());  // a map: not a contraction
 }
 
+TEST(ContractionChains, AChainWhoseEveryOrderIsTheWrittenOneStaysAsWritten) {
+  // (X·Y)·Z is the order of fewest flops, of least memory and of their combination: planning the merged graph
+  // would repeat the written one's plan (issue 64: transformer layers planned twice as long), so nothing merges.
+  auto chain = [](Extent z) {
+    Graph g;
+    const VertexId x = g.input("X", Dtype::f64, {8, 1000});
+    const VertexId y = g.input("Y", Dtype::f64, {1000, 8});
+    const VertexId zz = g.input("Z", Dtype::f64, {8, z});
+    g.output(g.einsum("ik,kl->il", g.einsum("ij,jk->ik", x, y, named("XY")), zz, named("D")));
+    return merge_contraction_chains(g);
+  };
+  EXPECT_FALSE(chain(8).has_value());
+  EXPECT_TRUE(chain(2).has_value());  // X·(Y·Z) moves fewer flops with a thin Z: an order to weigh
+}
+
+TEST(ContractionChains, WithoutAMemoryLimitOnlyChainsWithCheaperOrdersMerge) {
+  // Attention's value projection, weighting and output projection (a transformer layer): written in its
+  // least-flops order, but another candidate order differs, so every_order merges it and cheaper_by_flops does not.
+  Graph g;
+  const VertexId x = g.input("X", Dtype::f64, {4096, 4096});
+  const VertexId p = g.input("P", Dtype::f64, {32, 4096, 4096});
+  const VertexId wv = g.input("WV", Dtype::f64, {4096, 32, 128});
+  const VertexId wo = g.input("WO", Dtype::f64, {4096, 32, 128});
+  const VertexId v = g.einsum("sa,ahd->shd", x, wv, named("V"));
+  const VertexId o = g.einsum("hst,thd->shd", p, v, named("O"));
+  g.output(g.einsum("shd,ahd->sa", o, wo, named("Y")));
+  EXPECT_TRUE(merge_contraction_chains(g, ChainMerge::every_order).has_value());
+  EXPECT_FALSE(merge_contraction_chains(g, ChainMerge::cheaper_by_flops).has_value());
+  // A chain with an order of fewer flops merges either way.
+  Graph c;
+  const VertexId a = c.input("A", Dtype::f64, {2048, 16});
+  const VertexId ab = c.einsum("ij,jk->ik", a, c.input("B", Dtype::f64, {16, 2048}), named("AB"));
+  c.output(c.einsum("ik,kl->il", ab, c.input("C", Dtype::f64, {2048, 8}), named("D")));
+  EXPECT_TRUE(merge_contraction_chains(c, ChainMerge::cheaper_by_flops).has_value());
+}
+
 TEST(ContractionChains, TreesAndNaryEinsumsAreKept) {
   Graph g;
   const VertexId a = g.input("A", Dtype::f64, {8, 9});

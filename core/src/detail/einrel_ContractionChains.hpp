@@ -14,7 +14,14 @@ namespace einrel {
 // nothing outside reads, are the n-ary einsum's. Trees with a sparse, sliced or repeated-label operand, or more
 // labels than letters, stay as written. Graph inputs and every vertex outside the trees keep their names (ids
 // may shift). Nothing where no tree merges.
-std::optional<Graph> merge_contraction_chains(const Graph& graph);
+//
+// Which trees are worth planning again as n-ary einsums (the plan of the merged graph is only kept where it is
+// faster): with `every_order`, those with a candidate order (contraction_orders) other than the one written (the
+// others' merged graph would be planned to the same plan); with `cheaper_by_flops`, only those whose least-flops
+// order needs fewer flops than the one written (a chain written in its cheapest order stays: the planner's
+// choice without a memory limit, where the other candidates could only trade flops for memory).
+enum class ChainMerge { every_order, cheaper_by_flops };
+std::optional<Graph> merge_contraction_chains(const Graph& graph, ChainMerge merge = ChainMerge::every_order);
 
 }  // namespace einrel
 

@@ -65,7 +65,9 @@ struct FittedPlan {
 // operands is also tried in its other orders (contraction_orders), one einsum after another, and then the graph
 // with its explicit chains of binary contractions merged into n-ary einsums (merge_contraction_chains) in each of
 // their orders, each planned as above: an order replaces the graph's where its plan is estimated at least 5 %
-// faster (FittedPlan::reordered), so the order is chosen with the partitions (einrel_OrderSearch.cpp).
+// faster (FittedPlan::reordered), so the order is chosen with the partitions (einrel_OrderSearch.cpp). Without a
+// memory limit, only chains with an order of fewer flops than the one written are merged
+// (ChainMerge::cheaper_by_flops): the others would be planned again to no gain.
 FittedPlan choose_plan(const Graph& graph, int ranks, const Options& options, const partition::Carried& carried = {});
 
 // The plan of `graph` in the order its n-ary einsums were split: choose_plan without the orders' search.
