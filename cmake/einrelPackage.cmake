@@ -17,3 +17,4 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/einrelConfig.cmake ${CMAKE_CURRENT_BIN
         DESTINATION ${EINREL_INSTALL_CMAKEDIR})
 include(einrelPkgConfig)
 einrel_install_pkgconfig()
+einrel_list_installed_headers()
