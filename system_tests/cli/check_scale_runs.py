@@ -64,8 +64,12 @@ def sparse_case(work, rng):
 def run_graph(args, ranks, name, graph_path, data, want, extra, failures):
     out = os.path.join(args.work_dir, f"{name}-np{ranks}.h5")
     report = os.path.join(args.work_dir, f"{name}-np{ranks}.json")
-    # Each rank under /usr/bin/time, where there is one: its whole process's peak resident memory.
-    timed = ["/usr/bin/time", "-f", "einrel-rss-kb %M"] if os.path.exists("/usr/bin/time") else []
+    # Each rank under /usr/bin/time, where there is one: its whole process's peak resident memory, appended as one
+    # short line to a file of its own run (not stderr, which mpiexec forwards in chunks that interleave mid-line).
+    rss_file = os.path.join(args.work_dir, f"{name}-np{ranks}.rss")
+    if os.path.exists(rss_file):
+        os.remove(rss_file)
+    timed = ["/usr/bin/time", "-a", "-o", rss_file, "-f", "%M"] if os.path.exists("/usr/bin/time") else []
     cmd = [args.mpiexec, "-n", str(ranks), *timed, args.einrel, "run", graph_path, "--input", data, "--output", out,
            "--report", report, *extra]
     start = time.perf_counter()
@@ -87,7 +91,12 @@ def run_graph(args, ranks, name, graph_path, data, want, extra, failures):
     if rep["num_ranks"] != ranks or len(rep["ranks"]) != ranks:
         failures.append(f"{name} np{ranks}: the report lists {len(rep['ranks'])} of {ranks} ranks")
     peak = max(r["peak_allocated_bytes"] for r in rep["ranks"])
-    rss = sorted(int(line.split()[1]) for line in p.stderr.splitlines() if line.startswith("einrel-rss-kb "))
+    rss = []
+    if timed:
+        with open(rss_file) as fh:
+            rss = sorted(int(line) for line in fh.read().split())
+        if len(rss) != ranks:
+            failures.append(f"{name} np{ranks}: /usr/bin/time reported {len(rss)} of {ranks} ranks' peak memory")
     resident = f", per-rank peak resident {rss[len(rss) // 2] / 1024:.0f} MB median, {rss[-1] / 1024:.0f} MB most" \
         if rss else ""
     print(f"np{ranks} {name}: max error {worst:.2e}, wall {wall:.2f} s, outside the evaluation "
