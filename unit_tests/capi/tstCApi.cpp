@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,78 @@ TEST(CApi, SeveralPiecesPerRankInF32) {
       EXPECT_FLOAT_EQ(s[static_cast<std::size_t>(i)], expected) << i;
     }
   EXPECT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
+}
+
+// The numbers after every occurrence of "key": in a JSON text, in order.
+std::vector<long long> json_integers(const std::string& text, const std::string& key) {
+  std::vector<long long> found;
+  const std::regex number("\"" + key + "\":\\s*(-?[0-9]+)");
+  for (std::sregex_iterator m(text.begin(), text.end(), number), end; m != end; ++m)
+    found.push_back(std::stoll((*m)[1]));
+  return found;
+}
+
+// Issue 64: einrel_program_report gives the last execution's run report (docs/cli.md) as JSON: the ranks'
+// traffic adds up to the floats moved, every rank is listed, the text is the same on every rank, a short buffer
+// is refused with the length set, and before the first execution there is nothing to report.
+TEST(CApi, ReportOfTheLastExecutionAsJson) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  einrel_graph g = parsed("input A f64[8,6]\ninput B f64[6,4]\nC = einsum(\"ij,jk->ik\", A, B)\noutput C\n");
+  einrel_program p = nullptr;
+  ASSERT_EQ(einrel_program_create(g, MPI_COMM_WORLD, nullptr, &p), EINREL_OK) << einrel_last_error();
+  std::size_t length = 0;
+  EXPECT_EQ(einrel_program_report(p, nullptr, 0, &length), EINREL_ERROR);
+  EXPECT_NE(std::string(einrel_last_error()).find("not been executed"), std::string::npos) << einrel_last_error();
+  EXPECT_EQ(einrel_program_report(p, nullptr, 0, nullptr), EINREL_INVALID_ARGUMENT);
+  // Rank 0 holds all of A and B and wants all of C (moving them to einrel's layout and back is not the
+  // evaluation's: the report's floats_moved counts the evaluation's exchanges).
+  std::vector<double> a(48, 0.5), b(24, 2.0), c(32, 0.0);
+  const int64_t a_lo[2] = {0, 0}, a_hi[2] = {8, 6}, b_lo[2] = {0, 0}, b_hi[2] = {6, 4}, c_hi[2] = {8, 4};
+  const void* a_data[1] = {a.data()};
+  const void* b_data[1] = {b.data()};
+  void* c_data[1] = {c.data()};
+  const int root = rank == 0;
+  ASSERT_EQ(einrel_program_set_input(p, "A", EINREL_F64, 2, root, a_lo, a_hi, a_data), EINREL_OK);
+  ASSERT_EQ(einrel_program_set_input(p, "B", EINREL_F64, 2, root, b_lo, b_hi, b_data), EINREL_OK);
+  ASSERT_EQ(einrel_program_set_output(p, "C", EINREL_F64, 2, root, a_lo, c_hi, c_data), EINREL_OK);
+  for (int execution = 1; execution <= 2; ++execution) {
+    ASSERT_EQ(einrel_program_execute(p), EINREL_OK) << einrel_last_error();
+    ASSERT_EQ(einrel_program_report(p, nullptr, 0, &length), EINREL_OK) << einrel_last_error();
+    ASSERT_GT(length, 0u);
+    std::string text(length + 1, '?');
+    std::size_t again = 0;
+    EXPECT_EQ(einrel_program_report(p, text.data(), length, &again), EINREL_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(einrel_last_error()).find(std::to_string(length) + " bytes"), std::string::npos)
+        << einrel_last_error();
+    EXPECT_EQ(again, length);
+    ASSERT_EQ(einrel_program_report(p, text.data(), text.size(), &again), EINREL_OK) << einrel_last_error();
+    ASSERT_EQ(text.back(), '\0');
+    text.pop_back();
+    EXPECT_EQ(text.size(), length);
+    EXPECT_TRUE(same_on_every_rank(text)) << text;
+    EXPECT_EQ(json_integers(text, "num_ranks"), std::vector<long long>{size}) << text;
+    const std::vector<long long> ranks = json_integers(text, "rank");
+    ASSERT_EQ(ranks.size(), static_cast<std::size_t>(size)) << text;
+    for (int r = 0; r < size; ++r) EXPECT_EQ(ranks[static_cast<std::size_t>(r)], r);
+    // floats_moved once for the run, then once per vertex (C): each the sum of the ranks' floats sent.
+    long long sent = 0;
+    for (long long n : json_integers(text, "floats_sent")) sent += n;
+    const std::vector<long long> moved = json_integers(text, "floats_moved");
+    ASSERT_EQ(moved.size(), 2u) << text;
+    EXPECT_EQ(moved[0], sent);
+    EXPECT_EQ(moved[1], sent);
+    EXPECT_EQ(json_integers(text, "peak_allocated_bytes").size(), static_cast<std::size_t>(size)) << text;
+    EXPECT_NE(text.find("\"equation\": \"ij,jk->ik\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"planner\": \"eindecomp\""), std::string::npos) << text;
+  }
+  if (rank == 0) {
+    for (double x : c) EXPECT_DOUBLE_EQ(x, 6.0);
+  }
+  EXPECT_EQ(einrel_program_free(p), EINREL_OK);
+  EXPECT_EQ(einrel_program_report(p, nullptr, 0, &length), EINREL_INVALID_ARGUMENT);
   EXPECT_EQ(einrel_graph_free(g), EINREL_OK);
 }
 

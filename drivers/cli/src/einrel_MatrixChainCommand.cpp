@@ -24,7 +24,7 @@ void run_matrix_chain(MPI_Comm comm, const MatrixChainOptions& options, std::ost
   Graph g;
   g.output(builders::matrix_chain_program(g, options.scale, options.skewed, options.dtype));
   const double flops = graph_flops(g);
-  const RunReport report = run_built_graph(comm, std::move(g), options.run, out);
+  const io::RunReport report = run_built_graph(comm, std::move(g), options.run, out);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank != 0) return;

@@ -4,7 +4,7 @@
 #include <einrel_PlanCommand.hpp>
 #include <einrel_PlanExport.hpp>
 #include <einrel_RunData.hpp>
-#include <einrel_RunReport.hpp>
+#include <einrel_RunSummary.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -51,7 +51,7 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
     write_plan(j, fitted.graph(graph), fitted);
     if (dry) {
       j.member("num_ranks", *options.ranks).member("floats_moved", dry->total_floats_moved()).key("ranks");
-      write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
+      io::write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
     }
     out << j.end_object().str();
   } else {

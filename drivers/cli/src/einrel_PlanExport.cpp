@@ -145,7 +145,7 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
   j.member("procs_reason", fitted.procs_reason);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
   j.member("estimated_seconds", fitted.estimated_seconds()).key("screening");
-  write_screening(j, Screening::of(fitted.schedule));
+  io::write_screening(j, io::Screening::of(fitted.schedule));
   j.key("sliced");
   if (fitted.sliced) {
     const SlicedGraph& sliced = *fitted.sliced;

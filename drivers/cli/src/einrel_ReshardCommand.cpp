@@ -1,7 +1,6 @@
 #include <einrel_Error.hpp>
 #include <einrel_Json.hpp>
 #include <einrel_ReshardCommand.hpp>
-#include <einrel_RunReport.hpp>
 
 #include <iomanip>
 #include <optional>

@@ -8,7 +8,7 @@
 #include <einrel_Planner.hpp>
 #include <einrel_RunCommand.hpp>
 #include <einrel_RunData.hpp>
-#include <einrel_RunReport.hpp>
+#include <einrel_RunSummary.hpp>
 #include <einrel_Session.hpp>
 #include <einrel_Wait.hpp>
 
@@ -123,7 +123,7 @@ double check_against_single_rank(const Session& session, InputLoader& loader, co
 }
 
 // Collective: --check, its error and tolerance in `report`; throws on every rank when the error exceeds it.
-void check_run(const Session& session, InputLoader& loader, const Values& results, RunReport& report) {
+void check_run(const Session& session, InputLoader& loader, const Values& results, io::RunReport& report) {
   report.check_error = check_against_single_rank(session, loader, results);
   report.check_tolerance = check_tolerance(session.given_graph());
   collectively(session.comm(), [&] {
@@ -135,64 +135,14 @@ void check_run(const Session& session, InputLoader& loader, const Values& result
 }
 
 // Collective: the run's figures from every rank (Session::report), with the plan and schedule they ran.
-RunReport gather_report(const Session& session, const RunOptions& options, const engine::EngineResult<Memory>& result) {
-  const Communicator& comm = session.comm();
-  const Graph& graph = session.graph();
-  const partition::Plan& plan = session.plan();
-  const engine::Schedule& schedule = session.schedule();
-  const engine::ExecutionReport figures = session.report(Exec{}, result);
-
-  RunReport report;
+io::RunReport gather_report(const Session& session, const RunOptions& options,
+                            const engine::EngineResult<Memory>& result) {
+  io::RunReport report =
+      io::run_report(session.graph(), session.fitted(), session.report(Exec{}, result), session.options().objective);
   report.graph = options.graph;
-  report.num_ranks = comm.size();
   report.backend = Exec::name();
   report.threads = Exec{}.concurrency();
   report.thread_note = thread_binding_note();
-  report.planner = plan.planner;
-  report.cost_model = partition::cost_model_name(plan.cost_model);
-  report.predicted_cost = plan.total_cost;
-  report.estimated_seconds = session.fitted().estimated_seconds();
-  report.objective = engine::objective_name(session.options().objective);
-  report.proposed_by = session.fitted().proposed_by;
-  report.screening = Screening::of(schedule);
-  report.procs = plan.procs;
-  report.procs_reason = session.fitted().procs_reason;
-  report.timed_rank = figures.timed_rank;
-  report.transitions = engine::transition_policy_name(schedule.transition_policy());
-  report.ranks = figures.ranks;
-  report.peak_allocated_bytes = figures.peak_allocated_bytes;
-  report.computing_ranks = figures.computing_ranks;
-  for (const engine::NonFiniteOutput& o : figures.nonfinite_outputs)
-    report.nonfinite_outputs.push_back({graph.vertex(o.vertex).name, o.nan, o.inf});
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    const Vertex& vertex = graph.vertex(v);
-    if (vertex.is_input()) continue;
-    const engine::VertexFigures& f = figures.vertices[v];
-    VertexReport entry;
-    entry.name = vertex.name;
-    entry.equation = vertex.einsum->equation();
-    entry.bound = vertex.bound;
-    entry.partition = plan.partitions[v].str();
-    entry.times = f;
-    entry.floats_moved = f.floats_moved;
-    entry.deferred_reduction = schedule.deferred(v);
-    for (std::size_t k = 0; k < vertex.inputs.size(); ++k) {
-      OperandReport& o = entry.operands.emplace_back();
-      o.name = graph.vertex(vertex.inputs[k]).name;
-      if (schedule.shared_operand(v, k) || schedule.on_partials(v)) {
-        o.path = schedule.on_partials(v) ? "partials" : "shared";
-        continue;
-      }
-      if (schedule.reads_again(v, k) || schedule.streamed(vertex.inputs[k])) {
-        o.path = schedule.streamed(vertex.inputs[k]) ? "streamed" : "read";
-        continue;
-      }
-      const engine::Transition& t = schedule.transition(v, k);
-      o.path = engine::transition_path_name(t.path);
-      if (t.plan) o.steps = redistribute::mesh::steps_text(*t.plan);
-    }
-    report.vertices.push_back(std::move(entry));
-  }
   return report;
 }
 
@@ -217,7 +167,7 @@ void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out) {
   run_built_graph(comm, std::move(*graph), options, out);
 }
 
-RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& options, std::ostream& out) {
+io::RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& options, std::ostream& out) {
   const Communicator comm(user_comm);
   const bool root = comm.rank() == 0;
   engine::PipelineOptions engine(options.engine);
@@ -244,8 +194,7 @@ RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions& opt
   }
   // The evaluation is timed by the engine, per vertex and rank (engine::VertexMeasure).
   result = session.execute(Exec{}, std::move(inputs), loader.reader());
-  RunReport report = gather_report(session, options, *result);
-  report.estimated_peak_allocated_bytes = session.estimate().peak_memory_bytes;
+  io::RunReport report = gather_report(session, options, *result);
   const double mine[2] = {read_timer.totalElapsedTime(), warm_timer.totalElapsedTime()};
   double slowest[2];  // over the ranks
   MPI_Request request;

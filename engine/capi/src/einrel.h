@@ -18,6 +18,7 @@
 #define EINREL_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -77,6 +78,18 @@ einrel_status einrel_program_execute(einrel_program program);
 
 /* Local: the partition count p of the program's plan. */
 einrel_status einrel_program_procs(einrel_program program, int64_t* procs);
+
+/* Collective on the first call after each execution (every rank calls it; later calls for the same execution are
+ * local and give the same text): the report of the program's last execution as JSON, with the fields of
+ * `einrel run --report` (docs/cli.md, "Run report"): the plan (planner, proposed_by, procs, predicted_cost,
+ * estimated_seconds), per rank the floats sent and received, flops and peak allocated bytes (`ranks`), per
+ * vertex its partition, seconds (read, exchange, kernels, reduce) and floats moved, and the outputs holding NaN
+ * or ±Inf; "graph" is empty and input_seconds and memory_seconds are 0, as the caller's arrays are bound, not
+ * read. `*length` receives the report's length in bytes, without the terminating NUL. With `json` NULL nothing
+ * else is written (a size query); otherwise the report and its NUL are written to json, which must hold
+ * size > *length bytes: a smaller buffer is EINREL_INVALID_ARGUMENT (with *length set). Before the first
+ * execution: EINREL_ERROR. */
+einrel_status einrel_program_report(einrel_program program, char* json, size_t size, size_t* length);
 
 /* Collective: frees a program (a null program is ignored). */
 einrel_status einrel_program_free(einrel_program program);

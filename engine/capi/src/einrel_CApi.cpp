@@ -3,6 +3,7 @@
 #include <einrel.h>
 #include <einrel.hpp>
 #include <einrel_HostEnvironment.hpp>
+#include <einrel_RunReport.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -25,7 +26,12 @@ struct einrel_graph_s {
 using HostProgram = einrel::Program<Kokkos::DefaultHostExecutionSpace>;
 
 struct einrel_program_s {
+  einrel::Options options;  // as the program was created with them
   std::unique_ptr<HostProgram> program;
+  // The JSON report of execution `reported` (einrel_program_report), once asked for: later calls for the same
+  // execution are local.
+  std::string report;
+  int reported = 0;
 };
 
 namespace {
@@ -239,6 +245,7 @@ einrel_status einrel_program_create(einrel_graph graph, MPI_Comm comm, const cha
     einrel::Options options;
     if (planner) options.planner = planner;
     auto made = std::make_unique<einrel_program_s>();
+    made->options = options;
     made->program = std::make_unique<HostProgram>(comm, graph->graph, options);
     *program = made.release();
     live_handles().add(*program);
@@ -299,6 +306,32 @@ einrel_status einrel_program_procs(einrel_program program, int64_t* procs) {
   if (auto dead = dead_handle("einrel_program_procs", program, "program")) return *dead;
   if (!procs) return invalid("einrel_program_procs: the result pointer is null");
   return guarded([&] { *procs = static_cast<int64_t>(program->program->plan().procs); });
+}
+
+einrel_status einrel_program_report(einrel_program program, char* json, size_t size, size_t* length) {
+  if (auto dead = dead_handle("einrel_program_report", program, "program")) return *dead;
+  if (!length) return invalid("einrel_program_report: the length pointer is null");
+  if (auto no_mpi = without_mpi("einrel_program_report")) return *no_mpi;
+  const einrel_status made = guarded([&] {
+    HostProgram& p = *program->program;
+    if (p.executions() == 0)
+      throw einrel::Error("einrel_program_report: the program has not been executed: nothing to report");
+    if (program->reported == p.executions()) return;
+    einrel::io::RunReport report =
+        einrel::io::run_report(p.graph(), p.fitted(), p.last_report(), program->options.objective);
+    report.backend = Kokkos::DefaultHostExecutionSpace::name();
+    report.threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+    program->report = einrel::io::report_json(report);
+    program->reported = p.executions();
+  });
+  if (made != EINREL_OK) return made;
+  *length = program->report.size();
+  if (!json) return EINREL_OK;
+  if (size <= program->report.size())
+    return invalid("einrel_program_report: a buffer of " + std::to_string(size) + " bytes for a report of " +
+                   std::to_string(program->report.size()) + " bytes and its terminating NUL");
+  std::memcpy(json, program->report.c_str(), program->report.size() + 1);
+  return EINREL_OK;
 }
 
 einrel_status einrel_program_free(einrel_program program) {

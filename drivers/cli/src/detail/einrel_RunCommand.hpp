@@ -51,7 +51,7 @@ void run_graph(MPI_Comm comm, const RunOptions& options, std::ostream& out);
 // The same on a graph built in memory (options.graph only names it in the summary and report; inputs come
 // from options as for a graph file). Returns the run report: complete on rank 0; on other ranks its
 // total_seconds, input_seconds and check figures are the same as rank 0's.
-RunReport run_built_graph(MPI_Comm comm, Graph graph, const RunOptions& options, std::ostream& out);
+io::RunReport run_built_graph(MPI_Comm comm, Graph graph, const RunOptions& options, std::ostream& out);
 
 }  // namespace einrel::cli
 

@@ -3,16 +3,20 @@
 
 #include <einrel_Bound.hpp>
 #include <einrel_EngineResult.hpp>
+#include <einrel_ExecutionReport.hpp>
+#include <einrel_Graph.hpp>
 #include <einrel_Json.hpp>
+#include <einrel_Options.hpp>
+#include <einrel_PlanChoice.hpp>
 #include <einrel_Schedule.hpp>
 #include <einrel_Traffic.hpp>
 
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
-namespace einrel::cli {
+// The report of one execution, as `einrel run --report` and einrel_program_report (the C API) give it.
+namespace einrel::io {
 
 // How one operand of a vertex reached its join tuples: "point_to_point" (the exchange; also when nothing
 // moves), "collectives" (with the synthesized steps, engine::Transition), "shared" (the blocks of an
@@ -23,7 +27,7 @@ struct OperandReport {
   std::string steps;  // redistribute::mesh::steps_text, for collectives
 };
 
-// What `einrel run` measured for one EinSum vertex (docs/cli.md).
+// What one execution measured for one EinSum vertex (docs/cli.md).
 struct VertexReport {
   std::string name;
   std::string equation;
@@ -53,7 +57,7 @@ struct Screening {
 
 // As the value of the key `j` has just written: null without screening, else {"threshold",
 // "screened_products", "truncated_blocks"}.
-void write_screening(io::JsonWriter& j, const Screening& s);
+void write_screening(JsonWriter& j, const Screening& s);
 
 struct RunReport {
   std::string graph;
@@ -95,8 +99,11 @@ struct RunReport {
   Extent floats_moved() const;
 };
 
-// "0.012345 s": how run output prints every time.
-std::string seconds_text(double seconds);
+// The report of one execution of `graph` as `fitted` planned it, from what every rank measured (`figures`,
+// engine::gather_execution_report): the plan, the schedule's operand paths and the figures. The caller fills
+// what only it knows: graph (a file name), backend, threads and its notes, input and memory seconds, --check.
+RunReport run_report(const Graph& graph, const engine::FittedPlan& fitted, const engine::ExecutionReport& figures,
+                     engine::Objective objective);
 
 // The run report as JSON: total_seconds, predicted_cost, floats_moved and vertices (docs/cli.md),
 // plus the run's context (graph, ranks, backend, planner).
@@ -106,15 +113,9 @@ std::string report_json(const RunReport& report);
 // [{"rank", "floats_sent", "floats_received", "peak_block_bytes", "tuples"[, "peak_allocated_bytes"]
 // [, "estimated_peak_allocated_bytes"]}, ...], the last two when `allocated` and `estimated` have an entry
 // per rank.
-void write_ranks(io::JsonWriter& j, const std::vector<engine::RankTraffic>& ranks,
+void write_ranks(JsonWriter& j, const std::vector<engine::RankTraffic>& ranks,
                  const std::vector<std::size_t>& allocated = {}, const std::vector<std::size_t>& estimated = {});
 
-// The per-rank table of the summary and of `einrel plan --ranks` (the largest figures only beyond 16 ranks).
-void print_rank_table(const std::vector<engine::RankTraffic>& ranks, std::ostream& out);
-
-// The human-readable summary `einrel run` prints.
-void print_summary(const RunReport& report, std::ostream& out);
-
-}  // namespace einrel::cli
+}  // namespace einrel::io
 
 #endif
