@@ -406,6 +406,29 @@ class Session {
     const einrel_status status = einrel_program_procs(slot.handle, null_result ? nullptr : &p);
     check("einrel_program_procs", status, null_result || slot.state != State::live ? Expect::invalid : Expect::success);
     if (status == EINREL_OK && p < 1) finding("einrel_program_procs", status, "a partition count below 1");
+    report(slot, null_result);
+  }
+
+  // The run report after the same draws as procs(): a null length is invalid; else a size query, a buffer one
+  // byte short (invalid, the length kept) and one that fits (a JSON object ending in a newline).
+  static void report(const ProgramSlot& slot, bool null_length) {
+    std::size_t length = 0;
+    prime_last_error();
+    einrel_status status = einrel_program_report(slot.handle, nullptr, 0, null_length ? nullptr : &length);
+    const Expect expect = null_length || slot.state != State::live ? Expect::invalid : Expect::anything;
+    check("einrel_program_report", status, expect);
+    if (status != EINREL_OK) return;
+    std::string text(length + 1, '?');
+    std::size_t again = 0;
+    prime_last_error();
+    check("einrel_program_report", einrel_program_report(slot.handle, text.data(), length, &again), Expect::invalid);
+    if (again != length) finding("einrel_program_report", EINREL_INVALID_ARGUMENT, "a short buffer changed the length");
+    prime_last_error();
+    status = einrel_program_report(slot.handle, text.data(), text.size(), &again);
+    check("einrel_program_report", status, Expect::success);
+    if (status == EINREL_OK && (again != length || text[length] != '\0' || text.front() != '{' || length < 2 ||
+                                text.compare(length - 2, 2, "}\n") != 0))
+      finding("einrel_program_report", status, "not the JSON object of the length it gave");
   }
 
   void free_program(ProgramSlot& slot) {

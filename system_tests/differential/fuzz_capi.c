@@ -637,11 +637,39 @@ static int bind_all(Case* c, einrel_program program, Rng* rng) {
   return 1;
 }
 
+/* Whether `ok` on every rank. */
+static int on_every_rank(int ok) {
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
+/* The run report of the execution just made (einrel_program_report, collective): a size query, then the text,
+ * which names every rank and the ranks' count. */
+static int report_ok(Case* c, einrel_program program) {
+  size_t length = 0, again = 0;
+  if (!collective_ok(c, "einrel_program_report", einrel_program_report(program, NULL, 0, &length))) return 0;
+  char* text = malloc(length + 1);
+  const einrel_status status = einrel_program_report(program, text, length + 1, &again);
+  char ranks[64];
+  snprintf(ranks, sizeof ranks, "\"num_ranks\": %d,", c->ranks);
+  int listed = 0;
+  for (const char* at = text; status == EINREL_OK && (at = strstr(at, "{\"rank\": ")) != NULL; ++at) ++listed;
+  const int ok = status == EINREL_OK && again == length && strlen(text) == length && strstr(text, ranks) != NULL &&
+                 listed == c->ranks;
+  if (!ok)
+    fail(c, "einrel_program_report: status %d, %zu of %zu bytes, %d of %d ranks listed", (int)status,
+         status == EINREL_OK ? strlen(text) : 0, length, listed, c->ranks);
+  free(text);
+  return on_every_rank(ok);
+}
+
 /* Execution `execution` on new inputs: einrel, then the reference, then this rank's check. */
 static int execute_and_check(Case* c, einrel_program program, Rng* rng, int execution) {
   draw_inputs(c, rng);
   poison_outputs(c);
   if (!collective_ok(c, "einrel_program_execute", einrel_program_execute(program))) return 0;
+  if (!report_ok(c, program)) return 0;
   for (int t = 0; t < c->graph.count; ++t)
     if (!c->graph.tensor[t].is_input) evaluate_vertex(&c->graph, t, c->values, c->eps);
   check_outputs(c, execution);
@@ -659,13 +687,6 @@ static void move_pieces(Case* c) {
       p->data[k] = moved;
     }
   }
-}
-
-/* Whether `ok` on every rank. */
-static int on_every_rank(int ok) {
-  int all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all;
 }
 
 /* Runs the case through einrel: two executions on new input values, the second half of the time from pieces
