@@ -449,15 +449,17 @@ TEST(TEST_CATEGORY, WarmMemoryLeavesTheExecutionNothingToAllocate) {
   });
 }
 
-// With the largest MPI message lowered to 1 and 7 elements, every exchange piece and partial block goes as several
-// messages (Options::max_message_elements; MPI counts are int, so blocks past 2^31 elements take this path): the
-// outputs are the reference's and the figures the dry run's, on random graphs and plans.
+// With the largest MPI message lowered to 1 and 7 elements, every exchange piece, partial block and synthesized
+// collective's call goes as several (Options::max_message_elements; MPI counts are int, so blocks past 2^31
+// elements take this path): the outputs are the reference's and the figures the dry run's, on random graphs and
+// plans, with the transitions the schedule chooses and with collectives wherever they apply.
 TEST(TEST_CATEGORY, MessagesSplitBelowTheLargestMessageArriveWhole) {
   const Communicator comm(MPI_COMM_WORLD);
   std::mt19937 gen(37);
-  for (int trial = 0; trial < 4; ++trial) {
+  for (int trial = 0; trial < 8; ++trial) {
     const Graph g = test::random_graph(gen, Dtype::f64);
-    const engine::Schedule schedule(g, test::random_plan(g, gen), comm.size());
+    const auto policy = trial % 2 ? engine::TransitionPolicy::collectives : engine::TransitionPolicy::automatic;
+    const engine::Schedule schedule(g, test::random_plan(g, gen), comm.size(), policy);
     const Values whole = whole_inputs<double>(g, 40 + trial, -1, 1);
     for (Extent largest : {1, 7}) {
       engine::PipelineOptions options;

@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <climits>
 #include <random>
+#include <string>
 
 namespace {
 
@@ -45,8 +47,9 @@ std::vector<Scalar> tile_values(const DistType& type, const DeviceMesh& mesh, in
 // The combined array of a source with a pending reduction over `parts` summands.
 double settled(double v, AggOp op, int parts) { return op == AggOp::sum ? v * parts * (parts + 1) / 2 : v + parts - 1; }
 
+// `largest`: the most elements of one MPI call per member (execute_reshard's max_message_elements).
 template <class Scalar>
-void check_random_reshards(int cases_per_mesh, bool partial) {
+void check_random_reshards(int cases_per_mesh, bool partial, Extent largest = INT_MAX) {
   const Communicator comm(MPI_COMM_WORLD);
   std::mt19937 rng(1234 + comm.size());
   for (const DeviceMesh& mesh : meshes_of(comm.size())) {
@@ -83,7 +86,7 @@ void check_random_reshards(int cases_per_mesh, bool partial) {
         for (Scalar& v : want) v = static_cast<Scalar>(settled(v, from.partial_op, parts));
       // the synthesized sequence, and the naive one it is measured against
       for (const ReshardPlan& p : {plan, naive_reshard(mesh, from, to)}) {
-        const auto target = execute_reshard(TEST_EXECSPACE{}, process_mesh, p, source);
+        const auto target = execute_reshard(TEST_EXECSPACE{}, process_mesh, p, source, {}, largest);
         ASSERT_EQ(target.bound(), local_shape(to, mesh));
         EXPECT_EQ(tensor_to_host(target), want);
       }
@@ -130,5 +133,24 @@ TEST(TEST_CATEGORY, AFailedStepIsEveryRanksError) {
             tile_values<double>(to, mesh, comm.rank()));
 }
 TEST(TEST_CATEGORY, ReshardSettlesPendingReductions) { check_random_reshards<float>(8, true); }
+
+// Issue 63: with the largest MPI call lowered to 1, 3 and 5 elements per member, every step of a sequence (and of
+// the naive one) is split into several calls, as a tile past 2^31 elements would be: the same tiles arrive.
+TEST(TEST_CATEGORY, ReshardSplitsCallsPastTheLargestMessage) {
+  for (Extent largest : {1, 3, 5}) {
+    SCOPED_TRACE("largest MPI call: " + std::to_string(largest) + " elements");
+    check_random_reshards<double>(4, true, largest);
+  }
+  const Communicator comm(MPI_COMM_WORLD);
+  const DeviceMesh mesh = DeviceMesh::parse("x=" + std::to_string(comm.size()));
+  ProcessMesh process_mesh(comm, mesh);
+  const std::string n = std::to_string(2 * comm.size());
+  const DistType type = parse_dist_type("[2{x}" + n + "," + n + "]", mesh, "type");
+  const auto tile =
+      tensor_from_host<TEST_MEMSPACE>("tile", local_shape(type, mesh), tile_values<double>(type, mesh, comm.rank()));
+  for (Extent bad : {Extent{0}, Extent{INT_MAX} + 1})
+    EXPECT_THROW(execute_reshard(TEST_EXECSPACE{}, process_mesh, synthesize_reshard(mesh, type, type), tile, {}, bad),
+                 Error);
+}
 
 }  // namespace

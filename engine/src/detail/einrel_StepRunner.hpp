@@ -246,11 +246,13 @@ class StepRunner {
     const Block<S> tile = from.block(redistribute::mesh::tile_key(plan.from, plan.mesh, rank));
     Relation<S, Memory> local(schedule_.vertex(v).operand_layout(op.operand).grid().rank());
     local.insert(redistribute::mesh::tile_key(plan.to, plan.mesh, rank),
-                 redistribute::mesh::execute_reshard(exec_, exchange_.process_mesh(plan.mesh), plan, tile,
-                                                     [&](std::size_t step) {
-                                                       if (step + 1 == plan.steps.size())
-                                                         inject(options_.failure, rank, vertex.name, Phase::collective);
-                                                     }));
+                 redistribute::mesh::execute_reshard(
+                     exec_, exchange_.process_mesh(plan.mesh), plan, tile,
+                     [&](std::size_t step) {
+                       if (step + 1 == plan.steps.size())
+                         inject(options_.failure, rank, vertex.name, Phase::collective);
+                     },
+                     limits_.max_message_elements));
     return local;
   }
 

@@ -7,14 +7,15 @@
 #include <einrel_MpiMemory.hpp>
 #include <einrel_ProcessMesh.hpp>
 #include <einrel_Reshard.hpp>
+#include <einrel_SplitCollectives.hpp>
 #include <einrel_Tensor.hpp>
 #include <einrel_Wait.hpp>
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
+#include <climits>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,14 +46,6 @@ template <class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> slot(const Tensor<Scalar, MemorySpace>& buffer, const Bound& tile, int k) {
   const auto n = static_cast<std::size_t>(num_elements(tile));
   return Tensor<Scalar, MemorySpace>(tile, Kokkos::subview(buffer.view(), std::make_pair(k * n, (k + 1) * n)));
-}
-
-template <class Scalar>
-int mpi_count(Extent n) {
-  if (n > std::numeric_limits<int>::max())
-    throw Error("einrel::redistribute: a collective message of " + std::to_string(n) +
-                " elements is beyond MPI's int counts");
-  return static_cast<int>(n);
 }
 
 // Whether the pieces of a tensor of bound `b` cut along dimension i are contiguous (every dimension before i
@@ -103,9 +96,9 @@ inline const MeshGroup* step_group(ProcessMesh& mesh, MeshState& state, const Re
   }
 }
 
-// What one step of run_steps works with: the step, its group (step_group), this rank, the group's size, and
+// What one step of run_steps works with: the step, its group (step_group), this rank, the group's size,
 // `ready`, the agreement on failure that the step calls once its buffers are allocated and before its first
-// MPI call.
+// MPI call, and the most elements per member of one MPI call (split_allgather and the others).
 template <class ExecutionSpace>
 struct StepContext {
   const ExecutionSpace& exec;
@@ -116,6 +109,7 @@ struct StepContext {
   int me;
   Extent n;
   const std::function<void()>& ready;
+  Extent chunk;
 };
 
 // Each collective on the rank's tile, returning the new tile.
@@ -133,10 +127,7 @@ Tensor<Scalar, MemorySpace> allgather_step(const StepContext<ExecutionSpace>& c,
   const T gathered =
       direct ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/gathered", {c.n * tile.size()});
   c.ready();
-  MPI_Request request;
-  comm::complete(MPI_Iallgather(tile.view().data(), mpi_count<Scalar>(tile.size()), type, gathered.view().data(),
-                                mpi_count<Scalar>(tile.size()), type, g.comm.get(), &request),
-                 request, "MPI_Iallgather");
+  split_allgather(tile.view().data(), tile.size(), gathered.view().data(), type, g.comm.get(), c.chunk);
   for (int k = 0; k < static_cast<int>(c.n) && !direct; ++k)
     einrel::copy_box(c.exec, slot(gathered, shape, k), std::vector<Extent>(shape.size(), 0), out,
                      with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), shape);
@@ -193,10 +184,7 @@ Tensor<Scalar, MemorySpace> alltoall_step(const StepContext<ExecutionSpace>& c,
       direct_receive ? T(Bound{out.size()}, out.view()) : T::uninitialized("einrel::reshard/receive", {tile.size()});
   const T send = packed_for_members(c, tile, piece, j);  // to the member at position p: piece p along j
   c.ready();
-  MPI_Request request;
-  comm::complete(MPI_Ialltoall(send.view().data(), mpi_count<Scalar>(num_elements(piece)), type, receive.view().data(),
-                               mpi_count<Scalar>(num_elements(piece)), type, g.comm.get(), &request),
-                 request, "MPI_Ialltoall");
+  split_alltoall(send.view().data(), num_elements(piece), receive.view().data(), type, g.comm.get(), c.chunk);
   for (int k = 0; k < parts && !direct_receive; ++k)  // from the member at position p: its place p along i
     einrel::copy_box(c.exec, slot(receive, piece, k), std::vector<Extent>(shape.size(), 0), out,
                      with(std::vector<Extent>(shape.size(), 0), i, g.position_of[k] * shape[i]), piece);
@@ -213,16 +201,28 @@ Tensor<Scalar, MemorySpace> reducescatter_step(const StepContext<ExecutionSpace>
   const Bound piece = with(tile.bound(), i, tile.bound()[i] / c.n);
   const T send = packed_for_members(c, tile, piece, i);
   T out = T::uninitialized("einrel::reshard/tile", piece);
-  const int count = mpi_count<Scalar>(num_elements(piece));
+  const Extent m = num_elements(piece);
   const MPI_Op op = mpi_op(c.state.type().partial_op);
+  // Split (m past the chunk): the part at one offset of every member's slot packed together for each call.
+  const bool split = m > c.chunk;
+  const T parts = split ? T::uninitialized("einrel::reshard/parts", {c.n, c.chunk}) : T();
   c.ready();
-  reduction(
-      c.mesh,
-      [&] { return MPI_Reduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get()); },
-      [&](MPI_Request* r) {
-        return MPI_Ireduce_scatter_block(send.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
-      },
-      "MPI_Reduce_scatter_block");
+  for_each_chunk(m, split ? c.chunk : m, [&](Extent offset, int count) {
+    const Scalar* from = send.view().data();
+    if (split) {
+      const T packed(
+          Bound{c.n, Extent{count}},
+          Kokkos::subview(parts.view(), std::make_pair(std::size_t{0}, static_cast<std::size_t>(c.n * count))));
+      einrel::copy_box(c.exec, T(Bound{c.n, m}, send.view()), {0, offset}, packed, {0, 0}, packed.bound());
+      compat::fence(c.exec, "einrel::reshard: parts packed");
+      from = parts.view().data();
+    }
+    Scalar* into = out.view().data() + offset;
+    reduction(
+        c.mesh, [&] { return MPI_Reduce_scatter_block(from, into, count, type, op, g.comm.get()); },
+        [&](MPI_Request* r) { return MPI_Ireduce_scatter_block(from, into, count, type, op, g.comm.get(), r); },
+        "MPI_Reduce_scatter_block");
+  });
   return out;
 }
 
@@ -233,15 +233,15 @@ Tensor<Scalar, MemorySpace> allreduce_step(const StepContext<ExecutionSpace>& c,
   const MeshGroup& g = *c.group;
   const MPI_Datatype type = comm::mpi_datatype<Scalar>();
   T out = T::uninitialized("einrel::reshard/tile", tile.bound());  // the caller's tile is only read
-  const int count = mpi_count<Scalar>(tile.size());
   const MPI_Op op = mpi_op(c.state.type().partial_op);
   c.ready();
-  reduction(
-      c.mesh, [&] { return MPI_Allreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get()); },
-      [&](MPI_Request* r) {
-        return MPI_Iallreduce(tile.view().data(), out.view().data(), count, type, op, g.comm.get(), r);
-      },
-      "MPI_Allreduce");
+  for_each_chunk(tile.size(), c.chunk, [&](Extent offset, int count) {
+    const Scalar* from = tile.view().data() + offset;
+    Scalar* into = out.view().data() + offset;
+    reduction(
+        c.mesh, [&] { return MPI_Allreduce(from, into, count, type, op, g.comm.get()); },
+        [&](MPI_Request* r) { return MPI_Iallreduce(from, into, count, type, op, g.comm.get(), r); }, "MPI_Allreduce");
+  });
   return out;
 }
 
@@ -257,30 +257,15 @@ Tensor<Scalar, MemorySpace> allpermute_step(const StepContext<ExecutionSpace>& c
     if (source[r] == me && r != me) dest = r;
   const T out = source[me] != me ? T::uninitialized("einrel::reshard/tile", tile.bound()) : T();
   c.ready();
-  const MPI_Comm comm = c.mesh.comm().get();
-  if (source[me] != me) {
-    std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
-    comm::check_mpi(
-        MPI_Irecv(out.view().data(), mpi_count<Scalar>(out.size()), type, source[me], 0, comm, &requests[0]),
-        "MPI_Irecv");
-    if (dest != me)
-      comm::check_mpi(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, comm, &requests[1]),
-                      "MPI_Isend");
-    comm::wait_all(requests, "MPI_Irecv/MPI_Isend");
-    return out;
-  }
-  if (dest != me) {
-    MPI_Request request;
-    comm::complete(MPI_Isend(tile.view().data(), mpi_count<Scalar>(tile.size()), type, dest, 0, comm, &request),
-                   request, "MPI_Isend");
-  }
-  return tile;
+  split_exchange(tile.view().data(), out.view().data(), tile.size(), dest != me ? dest : MPI_PROC_NULL,
+                 source[me] != me ? source[me] : MPI_PROC_NULL, type, c.mesh.comm().get(), c.chunk);
+  return source[me] != me ? out : tile;
 }
 
 // The steps of `plan` on this rank's tile, memory the host can read (MPI reads and writes it).
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
-                                      Tensor<Scalar, MemorySpace> tile, const StepHook& before_step) {
+                                      Tensor<Scalar, MemorySpace> tile, const StepHook& before_step, Extent chunk) {
   MeshState state(mesh.primes(), prime_factored(plan.from, plan.mesh));
   const int me = mesh.comm().rank();
   for (std::size_t index = 0; index < plan.steps.size(); ++index) {
@@ -299,7 +284,8 @@ Tensor<Scalar, MemorySpace> run_steps(const ExecutionSpace& exec, ProcessMesh& m
     try {
       if (before_step) before_step(index);
       compat::fence(exec, "einrel::reshard: before a collective");
-      const StepContext<ExecutionSpace> c{exec, mesh, state, step, group, me, group_size(step, mesh.primes()), ready};
+      const StepContext<ExecutionSpace> c{exec,  mesh, state, step, group, me, group_size(step, mesh.primes()),
+                                          ready, chunk};
       switch (step.op) {
         case Collective::allgather:
           tile = allgather_step(c, tile);
@@ -350,23 +336,29 @@ inline void prepare_reshard(ProcessMesh& mesh, const ReshardPlan& plan) {
 // dimension, packed contiguous; dynslice a local copy; reducescatter MPI_(I)reduce_scatter_block and
 // allreduce MPI_(I)allreduce with the pending ⊕ (blocking unless ranks oversubscribe a node:
 // ProcessMesh::blocking_reductions); allpermute one MPI_Isend/MPI_Irecv pair per rank that
-// moves. Memory the host cannot read is staged through a host copy of the tile unless MPI is GPU-aware.
+// moves. A call of more than `max_message_elements` elements per member (1 to INT_MAX; MPI counts are int) is
+// split into calls of at most that many, in order (einrel_SplitCollectives.hpp): tiles past 2^31 elements run on
+// any MPI 3 library, and tests run the split path on small tiles. Memory the host cannot read is staged through a
+// host copy of the tile unless MPI is GPU-aware.
 // Failures are agreed on at every step (ready() in run_steps): an exception on one rank while a step is
 // prepared, or from `before_step(k)` (called on every rank as step k starts: the engine's test-only failure
 // injection), is thrown with its message on every rank.
 template <class ExecutionSpace, class Scalar, class MemorySpace>
 Tensor<Scalar, MemorySpace> execute_reshard(const ExecutionSpace& exec, ProcessMesh& mesh, const ReshardPlan& plan,
-                                            const Tensor<Scalar, MemorySpace>& tile, const StepHook& before_step = {}) {
+                                            const Tensor<Scalar, MemorySpace>& tile, const StepHook& before_step = {},
+                                            Extent max_message_elements = INT_MAX) {
+  detail::check_chunk(max_message_elements);
   if (!(mesh.mesh() == plan.mesh)) throw Error("the plan was synthesized for the mesh " + plan.mesh.str());
   if (tile.bound() != local_shape(plan.from, plan.mesh))
     throw Error("the tile " + to_string(tile.bound()) + " is not the local shape of " + str(plan.from, plan.mesh));
   if constexpr (comm::mpi_reads_directly<MemorySpace>) {
-    return detail::run_steps(exec, mesh, plan, tile, before_step);
+    return detail::run_steps(exec, mesh, plan, tile, before_step, max_message_elements);
   } else {
     using Host = Tensor<Scalar, Kokkos::HostSpace>;
     const Host staged = Host::uninitialized("einrel::reshard/host", tile.bound());
     Kokkos::deep_copy(exec, staged.view(), tile.view());
-    const Host done = detail::run_steps(Kokkos::DefaultHostExecutionSpace{}, mesh, plan, staged, before_step);
+    const Host done =
+        detail::run_steps(Kokkos::DefaultHostExecutionSpace{}, mesh, plan, staged, before_step, max_message_elements);
     const auto out = Tensor<Scalar, MemorySpace>::uninitialized("einrel::reshard/tile", done.bound());
     Kokkos::deep_copy(exec, out.view(), done.view());
     compat::fence(exec, "einrel::reshard: staged back");
