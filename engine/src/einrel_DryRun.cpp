@@ -386,7 +386,7 @@ std::optional<double> estimated_seconds(const Graph& graph, const Schedule& sche
 }
 
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits,
-                CallCosts* given) {
+                CallCosts* given, RankClasses grouping) {
   std::optional<CallCosts> own;
   CallCosts* costs = &call_costs(graph, schedule, given, own);
   const int R = schedule.ranks();
@@ -397,36 +397,30 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
                    std::vector<double>(graph.size(), 0.0)};
   };
   Traffic traffic = zeros(static_cast<std::size_t>(R));
-  // Ranks whose step lists are equal (equal RankParts) walk alike: each class of ranks is walked once, on its
-  // first rank, and counted for all of them. Where every grid's blocks are alike, ranks whose parts differ only in
-  // which blocks they name walk alike too (walk_key): at p = R every rank names its own blocks.
+  // Ranks whose parts have equal walk keys walk alike (StepLists::walk_key): each class of ranks is walked once, on
+  // its first rank, and counted for all of them. Idle ranks (R > p) are one class; at p = R, where every rank names
+  // blocks of its own, the ranks of a block partition fall in a few classes (more where a grid's blocks differ).
   const StepLists lists(graph, schedule);
   std::vector<RankParts> classes;
   std::vector<int> first_rank;
   std::vector<std::vector<int>> members;
   std::unordered_map<std::size_t, std::vector<std::size_t>> by_hash;
-  std::vector<std::vector<Extent>> keys;  // per class, its walk_key where the grids are uniform
+  std::vector<std::vector<Extent>> keys;  // per class, its walk key
+  RankParts parts;                        // each rank's, its storage reused until a class keeps it
   for (int r = 0; r < R; ++r) {
-    RankParts parts = lists.parts(r);
-    std::vector<Extent> key;
-    std::size_t hash = 0;
-    if (lists.uniform()) {
-      key = walk_key(parts);
-      hash = key.size();
-      for (Extent x : key) hash = hash * 1000003u ^ static_cast<std::size_t>(x);
-    } else {
-      hash = parts.hash();
-    }
+    lists.parts(r, parts);
+    std::vector<Extent> key = lists.walk_key(parts);
+    std::size_t hash = key.size();
+    for (Extent x : key) hash = hash * 1000003u ^ static_cast<std::size_t>(x);
     std::vector<std::size_t>& candidates = by_hash[hash];
-    const auto same = std::find_if(candidates.begin(), candidates.end(), [&](std::size_t c) {
-      return lists.uniform() ? keys[c] == key : classes[c] == parts;
-    });
-    if (same != candidates.end()) {
+    const auto same = std::find_if(candidates.begin(), candidates.end(), [&](std::size_t c) { return keys[c] == key; });
+    if (grouping == RankClasses::by_walk_key && same != candidates.end()) {
       members[*same].push_back(r);
       continue;
     }
     candidates.push_back(classes.size());
     classes.push_back(std::move(parts));
+    parts = {};
     keys.push_back(std::move(key));
     first_rank.push_back(r);
     members.push_back({r});

@@ -9,20 +9,31 @@ namespace {
 
 using redistribute::BlockLayout;
 
-// Operand k of EinSum vertex v on `rank`: where its blocks come from and what the rank moves for them.
-OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank) {
+// What parts() lists blocks, tuples and ranks into, kept from vertex to vertex with its storage.
+struct Scratch {
+  std::vector<Extent> blocks, tuples;
+  std::vector<int> ranks;
+};
+
+// Operand k of EinSum vertex v on `rank`, into `op` (its storage reused): where its blocks come from and what the
+// rank moves for them.
+void operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank, OperandSteps& op,
+                   Scratch& scratch) {
   const VertexSchedule& vs = schedule.vertex(v);
   const VertexId producer = graph.vertex(v).inputs[k];
-  OperandSteps op;
   op.operand = k;
+  op.source = OperandSource::exchange;
+  op.same_as = 0;
+  op.new_blocks.clear(), op.shared_blocks.clear();
+  op.floats_sent = op.floats_received = op.floats_read = 0;
   if (const auto same = schedule.shared_operand(v, k)) {
     op.source = OperandSource::same_as;
     op.same_as = *same;
-    return op;
+    return;
   }
   if (schedule.streamed(producer)) {
     op.source = OperandSource::stream;
-    return op;
+    return;
   }
   const BlockLayout &from = schedule.layout(producer), &to = vs.operand_layout(k);
   const bool same_cut = from.grid() == to.grid();
@@ -35,9 +46,10 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
   };
   if (schedule.reads_again(v, k)) {
     op.source = OperandSource::read;
-    for (Extent b : to.blocks_of(rank)) shared_or_new(b);
+    to.placement().blocks_of(rank, scratch.blocks);
+    for (Extent b : scratch.blocks) shared_or_new(b);
     for (Extent b : op.new_blocks) op.floats_read += to.grid().block_size(b);
-    return op;
+    return;
   }
   const Transition& transition = schedule.transition(v, k);
   op.floats_sent = transition.volumes.sent[static_cast<std::size_t>(rank)];
@@ -49,10 +61,10 @@ OperandSteps operand_steps(const Graph& graph, const Schedule& schedule, VertexI
       op.shared_blocks.emplace_back(tile, source_tile);
     else
       op.new_blocks.push_back(tile);
-    return op;
+    return;
   }
-  for (Extent b : to.blocks_of(rank)) shared_or_new(b);
-  return op;
+  to.placement().blocks_of(rank, scratch.blocks);
+  for (Extent b : scratch.blocks) shared_or_new(b);
 }
 
 // Each streamed operand block read before the first of this rank's calls that reads it and released after
@@ -72,18 +84,25 @@ void stream_steps(const VertexSchedule& vs, VertexWork& steps) {
   }
 }
 
-// The kernel calls and reduction messages of EinSum vertex v on `rank`.
-void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, VertexWork& steps) {
+// The kernel calls and reduction messages of EinSum vertex v on `rank`, into `steps` (its storage reused).
+void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, VertexWork& steps, Scratch& scratch) {
   const VertexSchedule& vs = schedule.vertex(v);
-  for (Extent t : vs.tuples_of(rank)) {
-    const Extent g = vs.output_block(t);
-    steps.kernels.push_back({t, g, !steps.kernels.empty() && steps.kernels.back().output_block == g, {}, {}});
+  vs.tuples_of(rank, scratch.tuples);
+  steps.kernels.resize(scratch.tuples.size());
+  for (std::size_t c = 0; c < scratch.tuples.size(); ++c) {
+    KernelCall& call = steps.kernels[c];
+    call.tuple = scratch.tuples[c];
+    call.output_block = vs.output_block(call.tuple);
+    call.accumulate = c > 0 && steps.kernels[c - 1].output_block == call.output_block;
+    call.reads.clear(), call.releases.clear();
   }
   stream_steps(vs, steps);
+  steps.receives.clear(), steps.sends.clear();
   if (steps.deferred) return;
-  for (Extent g : vs.output_layout().blocks_of(rank)) {
-    const std::vector<int> ranks = vs.contributors(g);
-    for (std::size_t i = 1; i < ranks.size(); ++i) steps.receives.push_back({g, ranks[i]});
+  vs.output_layout().placement().blocks_of(rank, scratch.blocks);
+  for (Extent g : scratch.blocks) {
+    vs.contributors(g, scratch.ranks);
+    for (std::size_t i = 1; i < scratch.ranks.size(); ++i) steps.receives.push_back({g, scratch.ranks[i]});
   }
   for (const KernelCall& call : steps.kernels) {
     if (call.accumulate) continue;
@@ -114,28 +133,6 @@ bool operator==(const VertexWork& a, const VertexWork& b) {
          a.sends == b.sends;
 }
 
-namespace {
-
-void mix(std::size_t& h, std::size_t x) { h = h * 1000003u ^ x; }
-
-}  // namespace
-
-std::size_t RankParts::hash() const {
-  std::size_t h = input_blocks.size();
-  for (const std::vector<Extent>& blocks : input_blocks) {
-    mix(h, blocks.size());
-    for (Extent b : blocks) mix(h, static_cast<std::size_t>(b));
-  }
-  for (const std::shared_ptr<const VertexWork>& w : work) {
-    mix(h, w->kernels.size()), mix(h, w->receives.size()), mix(h, w->sends.size());
-    for (const OperandSteps& op : w->operands)
-      mix(h, op.new_blocks.size()), mix(h, op.shared_blocks.size()), mix(h, static_cast<std::size_t>(op.floats_sent));
-    for (const KernelCall& call : w->kernels) mix(h, static_cast<std::size_t>(call.tuple));
-    for (const PartialMessage& m : w->sends) mix(h, static_cast<std::size_t>(m.peer));
-  }
-  return h;
-}
-
 bool operator==(const RankParts& a, const RankParts& b) {
   if (a.input_blocks != b.input_blocks || a.work.size() != b.work.size()) return false;
   for (std::size_t c = 0; c < a.work.size(); ++c)
@@ -143,56 +140,82 @@ bool operator==(const RankParts& a, const RankParts& b) {
   return true;
 }
 
-std::vector<Extent> walk_key(const RankParts& parts) {
+std::vector<Extent> StepLists::walk_key(const RankParts& parts) const {
   std::vector<Extent> key;
-  for (const std::vector<Extent>& blocks : parts.input_blocks) key.push_back(static_cast<Extent>(blocks.size()));
+  // A block's elements, where its grid's blocks differ (of a uniform grid, every rank's are the same).
+  auto size = [&key](const BlockGrid& grid, Extent b) {
+    if (!grid.uniform()) key.push_back(grid.block_size(b));
+  };
+  for (std::size_t i = 0; i < parts.input_blocks.size(); ++i) {
+    const BlockGrid& grid = schedule_.layout(layout_input_[i]).grid();
+    key.push_back(static_cast<Extent>(parts.input_blocks[i].size()));
+    for (Extent b : parts.input_blocks[i]) size(grid, b);
+  }
   std::vector<std::vector<Extent>> shared;  // per operand, the producer blocks it shares, sorted
-  for (const std::shared_ptr<const VertexWork>& w : parts.work) {
-    shared.assign(w->operands.size(), {});
-    for (std::size_t k = 0; k < w->operands.size(); ++k) {
-      const OperandSteps& op = w->operands[k];
+  Bound bound;
+  for (std::size_t c = 0; c < parts.work.size(); ++c) {
+    const VertexWork& w = *parts.work[c];
+    const VertexSchedule& vs = schedule_.vertex(class_vertex_[c]);
+    shared.assign(w.operands.size(), {});
+    for (std::size_t k = 0; k < w.operands.size(); ++k) {
+      const OperandSteps& op = w.operands[k];
+      const BlockGrid& grid = vs.operand_layout(op.operand).grid();
       key.insert(key.end(), {static_cast<Extent>(op.source), static_cast<Extent>(op.same_as),
                              static_cast<Extent>(op.new_blocks.size()), static_cast<Extent>(op.shared_blocks.size()),
                              op.floats_sent, op.floats_received, op.floats_read});
+      for (Extent b : op.new_blocks) size(grid, b);
+      for (const auto& [b, from] : op.shared_blocks) size(grid, b);
       // Two operands of one producer may share one of its blocks or two: the bytes its release leaves held differ,
-      // so the key counts the blocks each operand shares with each earlier one (of another producer, a count that
-      // changes nothing, at worst a class more).
+      // so the key counts the blocks each operand shares with each earlier one, and their sizes (of another
+      // producer, a count that changes nothing, at worst a class more).
       for (const auto& [b, from] : op.shared_blocks) shared[k].push_back(from);
       std::sort(shared[k].begin(), shared[k].end());
       for (std::size_t j = 0; j < k; ++j) {
-        Extent common = 0;
+        const std::size_t before = key.size();
+        key.push_back(0);
+        std::vector<Extent> sizes;
         for (auto x = shared[j].begin(), y = shared[k].begin(); x != shared[j].end() && y != shared[k].end();)
-          if (*x < *y)
+          if (*x < *y) {
             ++x;
-          else if (*y < *x)
+          } else if (*y < *x) {
             ++y;
-          else
-            ++common, ++x, ++y;
-        key.push_back(common);
+          } else {
+            ++key[before];
+            if (!grid.uniform()) sizes.push_back(grid.block_size(*y));
+            ++x, ++y;
+          }
+        std::sort(sizes.begin(), sizes.end());
+        key.insert(key.end(), sizes.begin(), sizes.end());
       }
     }
-    key.push_back(w->tuples());
-    for (const KernelCall& call : w->kernels) {
+    // The calls: their pattern, the blocks they read, release and start, and the bounds they are priced by.
+    const BlockGrid& out = vs.output_layout().grid();
+    key.push_back(w.tuples());
+    for (const KernelCall& call : w.kernels) {
       key.insert(key.end(),
                  {call.accumulate, static_cast<Extent>(call.reads.size()), static_cast<Extent>(call.releases.size())});
-      for (const StreamedBlock& b : call.reads) key.push_back(static_cast<Extent>(b.first));
-      for (const StreamedBlock& b : call.releases) key.push_back(static_cast<Extent>(b.first));
+      for (const auto& [k, b] : call.reads) key.push_back(static_cast<Extent>(k)), size(vs.operand_layout(k).grid(), b);
+      for (const auto& [k, b] : call.releases)
+        key.push_back(static_cast<Extent>(k)), size(vs.operand_layout(k).grid(), b);
+      if (!call.accumulate) size(out, call.output_block);
+      for (std::size_t k = 0; k < w.operands.size(); ++k) {
+        const BlockGrid& grid = vs.operand_layout(k).grid();
+        if (grid.uniform()) continue;
+        grid.block_bound(vs.operand_block(k, call.tuple), bound);
+        key.insert(key.end(), bound.begin(), bound.end());
+      }
     }
-    key.insert(key.end(), {w->deferred, static_cast<Extent>(w->receives.size()), static_cast<Extent>(w->sends.size())});
+    key.insert(key.end(), {w.deferred, static_cast<Extent>(w.receives.size()), static_cast<Extent>(w.sends.size())});
+    for (const PartialMessage& m : w.receives) size(out, m.output_block);
+    for (const PartialMessage& m : w.sends) size(out, m.output_block);
   }
   return key;
 }
 
 StepLists::StepLists(const Graph& graph, const Schedule& schedule)
-    : graph_(graph), schedule_(schedule), input_layout_(graph.size(), 0) {
-  for (VertexId v = 0; v < graph.size() && uniform_; ++v) {
-    uniform_ = schedule.layout(v).grid().uniform();
-    if (graph.vertex(v).is_input()) continue;
-    const VertexSchedule& vs = schedule.vertex(v);
-    uniform_ = uniform_ && vs.output_layout().grid().uniform();
-    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
-      uniform_ = uniform_ && vs.operand_layout(k).grid().uniform();
-  }
+    : graph_(graph), schedule_(schedule), input_layout_(graph.size(), 0), class_vertex_(schedule.num_step_classes()) {
+  for (VertexId v = graph.size(); v-- > 0;)
+    if (!graph.vertex(v).is_input()) class_vertex_[schedule.step_class(v)] = v;
   std::map<const BlockLayout*, std::size_t> index;
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (!graph.vertex(v).is_input() || schedule.streamed(v)) continue;
@@ -203,24 +226,29 @@ StepLists::StepLists(const Graph& graph, const Schedule& schedule)
 }
 
 RankParts StepLists::parts(int rank) const {
+  RankParts parts;
+  this->parts(rank, parts);
+  return parts;
+}
+
+void StepLists::parts(int rank, RankParts& parts) const {
   if (rank < 0 || rank >= schedule_.ranks())
     throw Error("rank " + std::to_string(rank) + " is not one of the schedule's " + std::to_string(schedule_.ranks()));
-  RankParts parts;
-  for (VertexId v : layout_input_) parts.input_blocks.push_back(schedule_.layout(v).blocks_of(rank));
-  parts.work.resize(schedule_.num_step_classes());
-  for (VertexId v = 0; v < graph_.size(); ++v) {
-    const Vertex& vertex = graph_.vertex(v);
-    if (vertex.is_input()) continue;
-    std::shared_ptr<const VertexWork>& known = parts.work[schedule_.step_class(v)];
-    if (known) continue;
-    auto w = std::make_shared<VertexWork>();
-    for (std::size_t k = 0; k < vertex.inputs.size(); ++k)
-      w->operands.push_back(operand_steps(graph_, schedule_, v, k, rank));
+  Scratch scratch;
+  parts.input_blocks.resize(layout_input_.size());
+  for (std::size_t i = 0; i < layout_input_.size(); ++i)
+    schedule_.layout(layout_input_[i]).placement().blocks_of(rank, parts.input_blocks[i]);
+  parts.work.resize(class_vertex_.size());
+  for (std::size_t c = 0; c < class_vertex_.size(); ++c) {
+    const VertexId v = class_vertex_[c];
+    std::shared_ptr<VertexWork>& w = parts.work[c];
+    if (!w || w.use_count() > 1) w = std::make_shared<VertexWork>();  // else its storage is reused
+    const std::size_t n = graph_.vertex(v).inputs.size();
+    w->operands.resize(n);
+    for (std::size_t k = 0; k < n; ++k) operand_steps(graph_, schedule_, v, k, rank, w->operands[k], scratch);
     w->deferred = schedule_.deferred(v);
-    kernel_and_reduction_steps(schedule_, v, rank, *w);
-    known = std::move(w);
+    kernel_and_reduction_steps(schedule_, v, rank, *w, scratch);
   }
-  return parts;
 }
 
 RankSteps StepLists::steps(const RankParts& parts, int rank) const {

@@ -252,20 +252,26 @@ VertexSchedule::VertexSchedule(const Vertex& vertex, const BlockLayout& partials
 
 std::vector<Extent> VertexSchedule::tuples_of(int rank) const {
   std::vector<Extent> tuples;
+  tuples_of(rank, tuples);
+  return tuples;
+}
+
+void VertexSchedule::tuples_of(int rank, std::vector<Extent>& tuples) const {
+  tuples.clear();
   if (partials_) {  // a type: the one block the rank holds
     const std::vector<Extent> blocks = partials_->blocks_of(rank);
     if (!blocks.empty()) tuples.push_back(blocks[0]);
-    return tuples;
+    return;
   }
   if (present_) {  // ranks do not decrease along the running tuples: this rank's are consecutive
     const auto [first, last] = std::equal_range(present_rank_.begin(), present_rank_.end(), rank);
-    return std::vector<Extent>(present_->begin() + (first - present_rank_.begin()),
-                               present_->begin() + (last - present_rank_.begin()));
+    tuples.assign(present_->begin() + (first - present_rank_.begin()),
+                  present_->begin() + (last - present_rank_.begin()));
+    return;
   }
   // t runs on rank r when r·J/R <= t < (r+1)·J/R, rounded up.
   const Extent J = num_tuples_, R = ranks_;
   for (Extent t = (rank * J + R - 1) / R; t < ((rank + 1) * J + R - 1) / R; ++t) tuples.push_back(t);
-  return tuples;
 }
 
 Extent VertexSchedule::block_of(const std::vector<int>& digits, Extent t) const {
@@ -296,12 +302,17 @@ Extent VertexSchedule::group_start(Extent g) const {
 }
 
 std::vector<int> VertexSchedule::contributors(Extent g) const {
-  if (partials_) {
-    std::vector<int> sites;
-    for (int i = 0; i < partials_->placement().num_sites(g); ++i) sites.push_back(partials_->placement().site(g, i));
-    return sites;
-  }
   std::vector<int> ranks;
+  contributors(g, ranks);
+  return ranks;
+}
+
+void VertexSchedule::contributors(Extent g, std::vector<int>& ranks) const {
+  ranks.clear();
+  if (partials_) {
+    for (int i = 0; i < partials_->placement().num_sites(g); ++i) ranks.push_back(partials_->placement().site(g, i));
+    return;
+  }
   const Extent start = group_start(g);
   auto add = [&](int r) {
     if (ranks.empty() || ranks.back() != r) ranks.push_back(r);
@@ -313,7 +324,6 @@ std::vector<int> VertexSchedule::contributors(Extent g) const {
   } else {
     for (Extent t = start; t < start + group_size_; ++t) add(tuple_rank(t));
   }
-  return ranks;
 }
 
 BlockLayout VertexSchedule::partial_layout() const {

@@ -49,65 +49,29 @@ Placement Placement::sites(const std::vector<std::vector<int>>& sites, int num_r
   return p;
 }
 
-int Placement::num_sites(Extent b) const {
-  switch (kind_) {
-    case Kind::spread:
-      return 1;
-    case Kind::replicated:
-      return num_ranks_;
-    default:
-      return static_cast<int>(offsets_[b + 1] - offsets_[b]);
-  }
-}
-
-int Placement::site(Extent b, int i) const {
-  switch (kind_) {
-    case Kind::spread:
-      return static_cast<int>(b * num_ranks_ / num_blocks_);
-    case Kind::replicated:
-      return i;
-    default:
-      return sites_[offsets_[b] + i];
-  }
-}
-
-bool Placement::holds(int rank, Extent b) const {
-  switch (kind_) {
-    case Kind::spread:
-      return site(b, 0) == rank;
-    case Kind::replicated:
-      return true;
-    default:
-      return std::binary_search(sites_.begin() + offsets_[b], sites_.begin() + offsets_[b + 1], rank);
-  }
-}
-
 std::vector<Extent> Placement::blocks_of(int rank) const {
   std::vector<Extent> blocks;
+  blocks_of(rank, blocks);
+  return blocks;
+}
+
+void Placement::blocks_of(int rank, std::vector<Extent>& blocks) const {
+  blocks.clear();
   if (kind_ == Kind::spread) {
     // Blocks b with floor(b·R/n) == rank: ceil(rank·n/R) <= b < ceil((rank+1)·n/R).
     const Extent n = num_blocks_, R = num_ranks_;
     for (Extent b = (rank * n + R - 1) / R; b < ((rank + 1) * n + R - 1) / R; ++b) blocks.push_back(b);
-    return blocks;
-  }
-  if (kind_ == Kind::replicated) {
+  } else if (kind_ == Kind::replicated) {
     for (Extent b = 0; b < num_blocks_; ++b) blocks.push_back(b);
-    return blocks;
+  } else {
+    blocks.assign(rank_blocks_.begin() + rank_offsets_[rank], rank_blocks_.begin() + rank_offsets_[rank + 1]);
   }
-  return std::vector<Extent>(rank_blocks_.begin() + rank_offsets_[rank],
-                             rank_blocks_.begin() + rank_offsets_[rank + 1]);
 }
 
 int Placement::owner(Extent b) const {
   if (num_sites(b) != 1)
     throw Error("block " + std::to_string(b) + " has " + std::to_string(num_sites(b)) + " sites, not one owner");
   return site(b, 0);
-}
-
-int Placement::source_for(Extent b, int rank) const {
-  if (holds(rank, b)) return rank;
-  const int n = num_sites(b);
-  return n == 0 ? -1 : site(b, static_cast<int>((rank + b) % n));
 }
 
 bool operator==(const Placement& a, const Placement& b) {

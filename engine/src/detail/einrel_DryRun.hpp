@@ -52,10 +52,14 @@ class CallCosts {
   std::vector<Known> known_;
 };
 
+// How the dry run groups the ranks it walks once for all: by StepLists::walk_key, or not at all (every rank walked,
+// what the classes are checked against).
+enum class RankClasses { by_walk_key, none };
+
 // `costs`, where given for this graph and priced by the schedule's machine model, keeps what it learns for
 // later dry runs; otherwise the dry run uses its own.
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {},
-                CallCosts* costs = nullptr);
+                CallCosts* costs = nullptr, RankClasses classes = RankClasses::by_walk_key);
 
 // The dry run's estimated makespan (Traffic::estimated_seconds), to the bit, without walking a rank, where every
 // EinSum vertex's kernel calls are alike: dense, not on partials, its operand grids' blocks of one extent. The

@@ -97,20 +97,12 @@ struct RankSteps {
 };
 
 // What fixes a rank's step list: its blocks of each layout an input lives in, and its work for each step
-// class. Ranks with equal parts have equal step lists (but for `rank`), so one walk over them stands for all:
-// the dry run walks each class of ranks once (a rank that runs nothing is the common case when R > p).
+// class. Ranks with equal parts have equal step lists (but for `rank`).
 struct RankParts {
-  std::vector<std::vector<Extent>> input_blocks;        // per input layout, in StepLists' order
-  std::vector<std::shared_ptr<const VertexWork>> work;  // per step class
-  std::size_t hash() const;                             // of the contents
+  std::vector<std::vector<Extent>> input_blocks;  // per input layout, in StepLists' order
+  std::vector<std::shared_ptr<VertexWork>> work;  // per step class
 };
 bool operator==(const RankParts& a, const RankParts& b);  // equal contents
-
-// What a walk over a rank's parts depends on where every block of each grid has the same extents
-// (StepLists::uniform): how many blocks it takes, shares, sends and receives in place of which ones, the floats it
-// moves, and the pattern of its kernel calls. Ranks with equal keys walk alike (the same figures), so at p = R,
-// where every rank names other blocks, the dry run still walks a few ranks for all of them.
-std::vector<Extent> walk_key(const RankParts& parts);
 
 // Every rank's step list of one schedule, with what is the same for all ranks found once.
 class StepLists {
@@ -118,16 +110,21 @@ class StepLists {
   StepLists(const Graph& graph, const Schedule& schedule);
   // Throws Error for a rank outside the schedule's.
   RankParts parts(int rank) const;
+  // The same into `parts`, reusing the storage of what it holds alone (the dry run lists every rank's parts).
+  void parts(int rank, RankParts& parts) const;
   RankSteps steps(const RankParts& parts, int rank) const;
-  // Whether the blocks of every grid the schedule places have the same extents (walk_key).
-  bool uniform() const { return uniform_; }
+  // What a walk over a rank's parts depends on: how many blocks it takes, shares, sends and receives in place of
+  // which ones, and their elements where a grid's blocks differ; the floats it moves; the pattern of its kernel
+  // calls and the operand bounds they are priced by where those differ. Ranks with equal keys walk alike (the same
+  // figures), so where every rank names other blocks (p = R) the dry run still walks a few ranks for all of them.
+  std::vector<Extent> walk_key(const RankParts& parts) const;
 
  private:
   const Graph& graph_;
   const Schedule& schedule_;
-  bool uniform_ = true;
   std::vector<std::size_t> input_layout_;  // per input vertex (not streamed), the index of its layout object
   std::vector<VertexId> layout_input_;     // per input layout object, the first input living in it
+  std::vector<VertexId> class_vertex_;     // per step class, its first vertex
 };
 
 // StepLists(graph, schedule).steps of `rank`'s parts. Throws Error for a rank outside the schedule's.

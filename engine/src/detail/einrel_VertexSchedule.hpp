@@ -58,6 +58,7 @@ class VertexSchedule {
   int tuple_rank(Extent t) const;
   // This rank's tuples, increasing.
   std::vector<Extent> tuples_of(int rank) const;
+  void tuples_of(int rank, std::vector<Extent>& tuples) const;  // into `tuples`, reusing its storage
   // The output block tuple t feeds, and the first running tuple feeding block g (of a present block).
   Extent output_block(Extent t) const { return block_of(output_digits_, t); }
   Extent first_tuple(Extent g) const;
@@ -75,6 +76,7 @@ class VertexSchedule {
   const redistribute::BlockLayout& output_layout() const { return *output_layout_; }
   // The ranks holding a partial result of output block g, increasing; the first is its owner.
   std::vector<int> contributors(Extent g) const;
+  void contributors(Extent g, std::vector<int>& ranks) const;  // into `ranks`, reusing its storage
   // Whether the vertex runs on partial results (the second constructor).
   bool on_partials() const { return partials_.has_value(); }
   // The output cut by d[l_z], block g on its contributors: where the partial results lie before reduction.

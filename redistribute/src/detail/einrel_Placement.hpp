@@ -3,6 +3,7 @@
 
 #include <einrel_Bound.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace einrel::redistribute {
@@ -29,11 +30,25 @@ class Placement {
   Extent num_blocks() const { return num_blocks_; }
   int num_ranks() const { return num_ranks_; }
   // Sites of block b in increasing order: num_sites(b) of them, the i-th is site(b, i).
-  int num_sites(Extent b) const;
-  int site(Extent b, int i) const;
-  bool holds(int rank, Extent b) const;
+  // Inline: the planner asks them for every block of every layout it costs.
+  int num_sites(Extent b) const {
+    if (kind_ == Kind::explicit_sites) return static_cast<int>(offsets_[b + 1] - offsets_[b]);
+    return kind_ == Kind::spread ? 1 : num_ranks_;
+  }
+  int site(Extent b, int i) const {
+    if (kind_ == Kind::explicit_sites) return sites_[offsets_[b] + i];
+    return kind_ == Kind::spread ? static_cast<int>(b * num_ranks_ / num_blocks_) : i;
+  }
+  bool holds(int rank, Extent b) const {
+    if (kind_ == Kind::explicit_sites) {
+      const auto first = sites_.begin() + offsets_[b], last = sites_.begin() + offsets_[b + 1];
+      return last - first == 1 ? *first == rank : std::binary_search(first, last, rank);
+    }
+    return kind_ == Kind::spread ? site(b, 0) == rank : true;
+  }
   // Blocks on `rank`, increasing.
   std::vector<Extent> blocks_of(int rank) const;
+  void blocks_of(int rank, std::vector<Extent>& blocks) const;  // into `blocks`, reusing its storage
   // Whether block b has no site (an explicit empty set), and whether any block has none.
   bool absent(Extent b) const { return num_sites(b) == 0; }
   bool has_absent() const { return has_absent_; }
@@ -43,7 +58,11 @@ class Placement {
   // Which copy of block b serves a reader on `rank`: its own when it holds one, else one of the sites
   // chosen by (rank + b) so that readers of a replicated block are spread over its copies; -1 for an
   // absent block (nothing to read). Both ends of an exchange compute the same answer.
-  int source_for(Extent b, int rank) const;
+  int source_for(Extent b, int rank) const {
+    if (holds(rank, b)) return rank;
+    const int n = num_sites(b);
+    return n == 0 ? -1 : site(b, static_cast<int>((rank + b) % n));
+  }
 
   friend bool operator==(const Placement& a, const Placement& b);
 
