@@ -2,6 +2,7 @@
 #include <einrel_EinDecomp.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_PlanChoice.hpp>
+#include <einrel_ScheduleMemo.hpp>
 #include <einrel_ShapeAligned.hpp>
 #include <einrel_SlicedPartitions.hpp>
 
@@ -33,7 +34,8 @@ class PlanCosting {
         options_(options),
         carried_(carried),
         streamed_(streamed_inputs(graph, options.input_reads, carried)),
-        call_costs_(graph, options.scheduling_model()) {}
+        call_costs_(graph, options.scheduling_model()),
+        memo_(graph, ranks, options.scheduling_model()) {}
 
   partition::Plan make(Extent p, const std::string& planner, partition::CostModel model) const {
     partition::Plan plan = partition::make_plan(graph_, p, planner, model);
@@ -64,7 +66,7 @@ class PlanCosting {
   Schedule schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions,
                     TransitionPolicy policy) const {
     return Schedule(graph, partitions, ranks_, policy, options_.scheduling_model(), carried_, options_.input_reads,
-                    options_.screen);
+                    options_.screen, &graph == &graph_ ? &memo_ : nullptr);
   }
   // The plan's schedule on the ranks under `policy`, and its dry run; of `sliced`'s graph where given.
   FittedPlan cost(partition::Plan plan, TransitionPolicy policy, std::shared_ptr<const SlicedGraph> sliced = {}) const {
@@ -242,6 +244,7 @@ class PlanCosting {
   const partition::Carried& carried_;
   const std::vector<bool> streamed_;  // the inputs that may be streamed (streamed_inputs)
   mutable CallCosts call_costs_;      // the kernel calls' prices, shared by the candidates' dry runs
+  mutable ScheduleMemo memo_;         // what the candidates' schedules share
 };
 
 // Under the engine model, the plan's costs are its dry run's: per vertex the floats moved to place its

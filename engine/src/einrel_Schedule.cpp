@@ -1,5 +1,6 @@
 #include <einrel_Error.hpp>
 #include <einrel_Schedule.hpp>
+#include <einrel_ScheduleMemo.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -39,7 +40,8 @@ std::shared_ptr<const BlockLayout> value_layout(const std::shared_ptr<const Vert
 
 Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
                    TransitionPolicy policy, const MachineModel& model,
-                   const std::vector<std::pair<VertexId, VertexId>>& carried, InputReads reads, double screen)
+                   const std::vector<std::pair<VertexId, VertexId>>& carried, InputReads reads, double screen,
+                   ScheduleMemo* memo)
     : ranks_(ranks),
       screen_(screen),
       policy_(policy),
@@ -56,10 +58,12 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
   if (partitions.size() != graph.size())
     throw Error("a schedule got " + std::to_string(partitions.size()) + " partition vectors for a graph of " +
                 std::to_string(graph.size()) + " vertices");
+  if (memo && !memo->serves(graph, ranks, model))
+    throw Error("a schedule was given the memo of another graph, number of ranks or machine model");
   const std::vector<std::string> orders = tuple_orders(graph, partitions);
   const std::vector<VertexId> first = first_of_equal_einsums(graph);
-  // The dense vertices' schedules by (first vertex of their kind, cut, tuple order).
-  std::map<std::tuple<VertexId, std::vector<Extent>, std::string>, std::shared_ptr<const VertexSchedule>> made;
+  // The dense vertices' schedules by (first vertex of their kind, cut, tuple order): this schedule's, or the memo's.
+  std::map<ScheduleMemo::VertexKey, std::shared_ptr<const VertexSchedule>> made;
   shapes_.resize(graph.size());
   for (VertexId v = 0; v < graph.size(); ++v) {
     const Vertex& vertex = graph.vertex(v);
@@ -82,7 +86,10 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
     const bool dense = !vertex.slice && std::none_of(operand_shapes.begin(), operand_shapes.end(),
                                                      [](const BlockShape* p) { return p; });
     std::shared_ptr<const VertexSchedule>* alike = nullptr;
-    if (dense) alike = &made[{first[v], partitions[v].parts(), orders[v]}];
+    if (dense) {
+      ScheduleMemo::VertexKey key{first[v], partitions[v].parts(), orders[v]};
+      alike = memo ? &memo->dense_vertex(key) : &made[key];
+    }
     if (alike && *alike)
       vertices_[v] = *alike;
     else
@@ -113,7 +120,7 @@ Schedule::Schedule(const Graph& graph, const std::vector<partition::PartitionVec
   }
   for (VertexId v : graph.outputs()) kept_[v] = true;
   streamed_ = streamed_inputs(graph, reads_, carried);
-  choose_transitions(graph, model);
+  choose_transitions(graph, model, memo ? &memo->choices(policy) : nullptr);
   std::vector<VertexId> last_reader(graph.size(), 0);
   for (VertexId v = 0; v < graph.size(); ++v)
     for (VertexId in : graph.vertex(v).inputs) last_reader[in] = v;

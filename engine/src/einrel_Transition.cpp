@@ -118,20 +118,30 @@ Transition TransitionChooser::collectives(const redistribute::mesh::DistType& fr
   return t;
 }
 
-std::shared_ptr<const Transition> TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to,
-                                                            std::size_t element_bytes) {
-  auto [known, fresh] = chosen_.try_emplace({{from.signature(), to.signature()}, element_bytes});
-  if (fresh) known->second = std::make_shared<const Transition>(choose_anew(from, to, element_bytes));
+const std::optional<redistribute::mesh::DistType>& TransitionChooser::type_of(const BlockLayout& layout,
+                                                                              const std::vector<Extent>& signature) {
+  auto [known, fresh] = types_.try_emplace(signature);
+  if (fresh) known->second = redistribute::mesh::as_dist_type(layout, mesh_);
   return known->second;
 }
 
-Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, std::size_t element_bytes) {
+std::shared_ptr<const Transition> TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to,
+                                                            std::size_t element_bytes) {
+  auto [known, fresh] = chosen_.try_emplace({{from.signature(), to.signature()}, element_bytes});
+  if (fresh)
+    known->second = std::make_shared<const Transition>(choose_anew(from, to, known->first.first, element_bytes));
+  return known->second;
+}
+
+Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, const LayoutPair& signatures,
+                                          std::size_t element_bytes) {
   Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0, {}, {}};
   p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
-  const auto source = redistribute::mesh::as_dist_type(from, mesh_),
-             target = redistribute::mesh::as_dist_type(to, mesh_);
-  if (!source || !target) return p2p;
+  const auto& source = type_of(from, signatures.first);
+  if (!source) return p2p;
+  const auto& target = type_of(to, signatures.second);
+  if (!target) return p2p;
   Transition coll = collectives(*source, *target, element_bytes);
   return policy_ == TransitionPolicy::collectives || coll.seconds <= p2p.seconds ? coll : p2p;
 }
@@ -140,18 +150,22 @@ std::shared_ptr<const Transition> TransitionChooser::from_partials(const BlockLa
                                                                    const BlockLayout& to, std::size_t element_bytes) {
   auto [known, fresh] = from_partials_.try_emplace({{from.signature(), to.signature()}, op, element_bytes});
   if (fresh)
-    if (std::optional<Transition> t = from_partials_anew(from, op, to, element_bytes))
+    if (std::optional<Transition> t = from_partials_anew(from, op, to, std::get<0>(known->first), element_bytes))
       known->second = std::make_shared<const Transition>(std::move(*t));
   return known->second;
 }
 
 std::optional<Transition> TransitionChooser::from_partials_anew(const BlockLayout& from, AggOp op,
-                                                                const BlockLayout& to, std::size_t element_bytes) {
+                                                                const BlockLayout& to, const LayoutPair& signatures,
+                                                                std::size_t element_bytes) {
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2) return std::nullopt;
-  const auto source = redistribute::mesh::as_partial_type(from, mesh_, op);
-  const auto target = redistribute::mesh::as_dist_type(to, mesh_);
-  if (!source || !target || source->partial.empty()) return std::nullopt;
-  return collectives(*source, *target, element_bytes);
+  const auto& source = type_of(from, signatures.first);
+  if (!source) return std::nullopt;
+  const auto& target = type_of(to, signatures.second);
+  if (!target) return std::nullopt;
+  const redistribute::mesh::DistType partial = redistribute::mesh::as_partial_type(*source, mesh_, op);
+  if (partial.partial.empty()) return std::nullopt;
+  return collectives(partial, *target, element_bytes);
 }
 
 }  // namespace einrel::engine

@@ -1,8 +1,10 @@
 #include <einrel_Error.hpp>
 #include <einrel_Schedule.hpp>
+#include <einrel_ScheduleMemo.hpp>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 // Schedule's transition pass: how every operand moves, and which reductions are deferred (docs/engine.md
@@ -39,11 +41,14 @@ double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, co
 // one reader's collectives.
 class Schedule::TransitionPass {
  public:
-  TransitionPass(Schedule& s, const Graph& graph, const MachineModel& model)
+  // `shared`: choices made for other schedules of the graph on the same ranks and machine (ScheduleMemo), or null.
+  TransitionPass(Schedule& s, const Graph& graph, const MachineModel& model, TransitionChoices* shared)
       : s_(s),
         graph_(graph),
         model_(model),
-        chooser_(s.ranks_, s.policy_, model),
+        own_(shared ? std::nullopt : std::optional<TransitionChoices>(std::in_place, s.ranks_, s.policy_, model)),
+        memo_(shared ? *shared : *own_),
+        chooser_(memo_.chooser),
         readers_(graph.size()),
         to_reader_(graph.size()) {
     for (VertexId v = 0; v < graph.size(); ++v)
@@ -75,7 +80,7 @@ class Schedule::TransitionPass {
 
   // reduction_seconds of v's schedule, found once for the vertices that share it.
   double reduction(VertexId v) {
-    const auto [known, fresh] = reductions_.try_emplace({s_.vertices_[v].get(), element_bytes(v)});
+    const auto [known, fresh] = memo_.reductions.try_emplace({s_.vertices_[v].get(), element_bytes(v)});
     if (fresh) known->second = {s_.vertices_[v], reduction_seconds(*s_.vertices_[v], element_bytes(v), model_)};
     return known->second.second;
   }
@@ -134,7 +139,7 @@ class Schedule::TransitionPass {
         s_.transitions_[v].push_back(to_reader_[in]);
       } else if (!graph_.vertex(in).is_input()) {  // its layout is its schedule's output layout
         const auto [known, fresh] =
-            moves_.try_emplace({s_.vertices_[in].get(), s_.vertices_[v].get(), k, element_bytes(in)});
+            memo_.moves.try_emplace({s_.vertices_[in].get(), s_.vertices_[v].get(), k, element_bytes(in)});
         if (fresh)
           known->second = {s_.vertices_[in], s_.vertices_[v],
                            chooser_.choose(*s_.layouts_[in], s_.vertices_[v]->operand_layout(k), element_bytes(in)),
@@ -188,8 +193,8 @@ class Schedule::TransitionPass {
     const auto [w, k] = readers_[v][0];
     const std::size_t element = element_bytes(v);
     const AggOp agg = graph_.vertex(v).resolved->einsum().agg;
-    const auto [known, fresh] = reductions_chosen_.try_emplace({&vs, s_.vertices_[w].get(), k, agg, element});
-    Choice& c = known->second;
+    const auto [known, fresh] = memo_.reductions_chosen.try_emplace({&vs, s_.vertices_[w].get(), k, agg, element});
+    TransitionChoices::Choice& c = known->second;
     if (fresh) {
       c.producer = s_.vertices_[v], c.reader = s_.vertices_[w];
       const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
@@ -211,29 +216,15 @@ class Schedule::TransitionPass {
   Schedule& s_;
   const Graph& graph_;
   const MachineModel& model_;
-  TransitionChooser chooser_;
+  std::optional<TransitionChoices> own_;  // where no memo is shared
+  TransitionChoices& memo_;
+  TransitionChooser& chooser_;
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> readers_;
   std::vector<std::shared_ptr<const Transition>> to_reader_;  // chosen with the deferral of a producer
-  // Choices fixed by a producer's and a reader's schedule objects, made once for the vertices that share them:
-  // an operand's move from an EinSum producer, by (producer, reader, operand, element bytes), and a reduction
-  // deferred or not, by (producer, reader, operand, ⊕, element bytes). Each keeps its schedules alive, so
-  // that no later schedule takes their address.
-  struct Choice {
-    std::shared_ptr<const VertexSchedule> producer, reader;
-    std::shared_ptr<const Transition> transition;  // none: the reduction cannot be deferred
-    bool deferred = false;
-    std::shared_ptr<const BlockLayout> partials;  // the producer's partial layout, when deferred
-  };
-  std::map<std::tuple<const VertexSchedule*, const VertexSchedule*, std::size_t, std::size_t>, Choice> moves_;
-  std::map<std::tuple<const VertexSchedule*, const VertexSchedule*, std::size_t, AggOp, std::size_t>, Choice>
-      reductions_chosen_;
-  // Each keeps its schedule alive, so that no later schedule takes its address.
-  std::map<std::pair<const VertexSchedule*, std::size_t>, std::pair<std::shared_ptr<const VertexSchedule>, double>>
-      reductions_;
 };
 
-void Schedule::choose_transitions(const Graph& graph, const MachineModel& model) {
-  TransitionPass(*this, graph, model).run();
+void Schedule::choose_transitions(const Graph& graph, const MachineModel& model, TransitionChoices* shared) {
+  TransitionPass(*this, graph, model, shared).run();
 }
 
 }  // namespace einrel::engine

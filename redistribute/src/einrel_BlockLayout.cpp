@@ -14,7 +14,12 @@ BlockLayout::BlockLayout(BlockGrid grid, Placement placement)
 }
 
 std::vector<Extent> BlockLayout::signature() const {
-  std::vector<Extent> s{grid_.rank()};
+  std::size_t n = 2 + static_cast<std::size_t>(placement_.num_blocks());
+  for (int d = 0; d < grid_.rank(); ++d) n += static_cast<std::size_t>(grid_.parts()[d]) + 2;
+  for (Extent b = 0; b < placement_.num_blocks(); ++b) n += static_cast<std::size_t>(placement_.num_sites(b));
+  std::vector<Extent> s;
+  s.reserve(n);
+  s.push_back(grid_.rank());
   for (int d = 0; d < grid_.rank(); ++d) {
     s.push_back(grid_.parts()[d]);
     for (Extent k = 0; k < grid_.parts()[d]; ++k) s.push_back(grid_.offset(d, k));

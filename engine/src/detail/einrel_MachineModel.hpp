@@ -28,6 +28,13 @@ struct MachineModel {
   double call_seconds = 5e-6;
 };
 
+inline bool operator==(const MachineModel& a, const MachineModel& b) {
+  return a.latency_seconds == b.latency_seconds && a.seconds_per_byte == b.seconds_per_byte &&
+         a.file_seconds_per_byte == b.file_seconds_per_byte && a.flops_per_second == b.flops_per_second &&
+         a.memory_bytes_per_second == b.memory_bytes_per_second &&
+         a.gemm_half_rate_dimension == b.gemm_half_rate_dimension && a.call_seconds == b.call_seconds;
+}
+
 }  // namespace einrel::engine
 
 #endif

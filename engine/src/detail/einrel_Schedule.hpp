@@ -14,6 +14,9 @@
 
 namespace einrel::engine {
 
+class ScheduleMemo;
+struct TransitionChoices;
+
 // The whole graph's schedule on R ranks: a VertexSchedule per EinSum vertex and where every value lives.
 // An input is read straight into the operand layout of its first consumer (each copy read from the
 // file by its own site), so that consumer moves nothing for it; a later consumer that reads it in another
@@ -27,10 +30,12 @@ class Schedule {
   // step, docs/training.md): W lives in W''s output layout, so the value comes back where it is read, and
   // W's readers move it from there like any operand.
   // `screen` > 0 screens block-sparse products by their operands' norm bounds (VertexSchedule).
+  // `memo`: what other schedules of this graph on these ranks under this model made, to share (the planner's
+  // candidates); throws Error if it was made for another graph, ranks or model.
   Schedule(const Graph& graph, const std::vector<partition::PartitionVector>& partitions, int ranks,
            TransitionPolicy policy = TransitionPolicy::automatic, const MachineModel& model = {},
            const std::vector<std::pair<VertexId, VertexId>>& carried = {}, InputReads reads = InputReads::move,
-           double screen = 0);
+           double screen = 0, ScheduleMemo* memo = nullptr);
 
   int ranks() const { return ranks_; }
   const std::vector<partition::PartitionVector>& partitions() const { return partitions_; }
@@ -108,7 +113,7 @@ class Schedule {
  private:
   // The transitions of every operand and the vertices whose reduction is deferred, in vertex order (a
   // producer's deferral is decided before its reader's operands).
-  void choose_transitions(const Graph& graph, const MachineModel& model);
+  void choose_transitions(const Graph& graph, const MachineModel& model, TransitionChoices* shared);
   class TransitionPass;  // choose_transitions' state (einrel_TransitionPass.cpp)
   void assign_step_classes(const Graph& graph);
 

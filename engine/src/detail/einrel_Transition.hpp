@@ -88,21 +88,26 @@ class TransitionChooser {
                                                   const redistribute::BlockLayout& to, std::size_t element_bytes);
 
  private:
+  using LayoutPair = std::pair<std::vector<Extent>, std::vector<Extent>>;  // two layouts' signatures
   Transition choose_anew(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
-                         std::size_t element_bytes);
+                         const LayoutPair& signatures, std::size_t element_bytes);
   std::optional<Transition> from_partials_anew(const redistribute::BlockLayout& from, AggOp op,
-                                               const redistribute::BlockLayout& to, std::size_t element_bytes);
+                                               const redistribute::BlockLayout& to, const LayoutPair& signatures,
+                                               std::size_t element_bytes);
   Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
                          std::size_t element_bytes);
+  // as_dist_type of the layout with this signature on the mesh, found once.
+  const std::optional<redistribute::mesh::DistType>& type_of(const redistribute::BlockLayout& layout,
+                                                             const std::vector<Extent>& signature);
 
   TransitionPolicy policy_;
   MachineModel model_;
   redistribute::mesh::DeviceMesh mesh_;
   // What choose and from_partials returned, by their arguments (layouts by signature): a graph's vertices
-  // repeat the same few layouts, and each choice costs an exchange count and mesh types.
-  using LayoutPair = std::pair<std::vector<Extent>, std::vector<Extent>>;
+  // repeat the same few layouts, and each choice costs an exchange count and mesh types; the layouts' types.
   std::map<std::pair<LayoutPair, std::size_t>, std::shared_ptr<const Transition>> chosen_;
   std::map<std::tuple<LayoutPair, AggOp, std::size_t>, std::shared_ptr<const Transition>> from_partials_;
+  std::map<std::vector<Extent>, std::optional<redistribute::mesh::DistType>> types_;
 };
 
 }  // namespace einrel::engine

@@ -271,12 +271,16 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
 std::optional<DistType> as_partial_type(const BlockLayout& layout, const DeviceMesh& mesh, AggOp op) {
   std::optional<DistType> type = as_dist_type(layout, mesh);
   if (!type) return type;
+  return as_partial_type(std::move(*type), mesh, op);
+}
+
+DistType as_partial_type(DistType type, const DeviceMesh& mesh, AggOp op) {
   for (const MeshAxis& a : mesh.axes()) {
     bool used = false;
-    for (const DistDim& d : type->dims) used = used || std::count(d.axes.begin(), d.axes.end(), a.name) > 0;
-    if (!used) type->partial.push_back(a.name);
+    for (const DistDim& d : type.dims) used = used || std::count(d.axes.begin(), d.axes.end(), a.name) > 0;
+    if (!used) type.partial.push_back(a.name);
   }
-  type->partial_op = op;
+  type.partial_op = op;
   return type;
 }
 
