@@ -17,8 +17,9 @@ struct Scratch {
 
 // Operand k of EinSum vertex v on `rank`, into `op` (its storage reused): where its blocks come from and what the
 // rank moves for them.
-void operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, int rank, OperandSteps& op,
-                   Scratch& scratch) {
+// `same_cut`: whether the producer's layout and the operand's have one grid (StepLists finds it once per step class).
+void operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std::size_t k, bool same_cut, int rank,
+                   OperandSteps& op, Scratch& scratch) {
   const VertexSchedule& vs = schedule.vertex(v);
   const VertexId producer = graph.vertex(v).inputs[k];
   op.operand = k;
@@ -36,7 +37,6 @@ void operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std
     return;
   }
   const BlockLayout &from = schedule.layout(producer), &to = vs.operand_layout(k);
-  const bool same_cut = from.grid() == to.grid();
   // A block that stays on its rank with the same cut is shared with the producer; the others are new.
   auto shared_or_new = [&](Extent b) {
     if (same_cut && from.placement().holds(rank, b))
@@ -216,6 +216,11 @@ StepLists::StepLists(const Graph& graph, const Schedule& schedule)
     : graph_(graph), schedule_(schedule), input_layout_(graph.size(), 0), class_vertex_(schedule.num_step_classes()) {
   for (VertexId v = graph.size(); v-- > 0;)
     if (!graph.vertex(v).is_input()) class_vertex_[schedule.step_class(v)] = v;
+  for (VertexId v : class_vertex_) {
+    std::vector<bool>& same = same_cut_.emplace_back();
+    for (std::size_t k = 0; k < graph.vertex(v).inputs.size(); ++k)
+      same.push_back(schedule.layout(graph.vertex(v).inputs[k]).grid() == schedule.vertex(v).operand_layout(k).grid());
+  }
   std::map<const BlockLayout*, std::size_t> index;
   for (VertexId v = 0; v < graph.size(); ++v) {
     if (!graph.vertex(v).is_input() || schedule.streamed(v)) continue;
@@ -245,7 +250,8 @@ void StepLists::parts(int rank, RankParts& parts) const {
     if (!w || w.use_count() > 1) w = std::make_shared<VertexWork>();  // else its storage is reused
     const std::size_t n = graph_.vertex(v).inputs.size();
     w->operands.resize(n);
-    for (std::size_t k = 0; k < n; ++k) operand_steps(graph_, schedule_, v, k, rank, w->operands[k], scratch);
+    for (std::size_t k = 0; k < n; ++k)
+      operand_steps(graph_, schedule_, v, k, same_cut_[c][k], rank, w->operands[k], scratch);
     w->deferred = schedule_.deferred(v);
     kernel_and_reduction_steps(schedule_, v, rank, *w, scratch);
   }

@@ -24,28 +24,41 @@ Placement Placement::owners(const std::vector<int>& owner, int num_ranks) {
 }
 
 Placement Placement::sites(const std::vector<std::vector<int>>& sites, int num_ranks) {
-  Placement p(Kind::explicit_sites, static_cast<Extent>(sites.size()), num_ranks);
-  p.offsets_.push_back(0);
-  for (std::size_t b = 0; b < sites.size(); ++b) {
-    const auto& s = sites[b];
-    if (s.empty()) p.has_absent_ = true;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (s[i] < 0 || s[i] >= num_ranks)
-        throw Error("block " + std::to_string(b) + " is placed on rank " + std::to_string(s[i]) + " of " +
+  std::vector<Extent> offsets{0};
+  std::vector<int> flat;
+  for (const std::vector<int>& s : sites) {
+    flat.insert(flat.end(), s.begin(), s.end());
+    offsets.push_back(static_cast<Extent>(flat.size()));
+  }
+  return Placement::sites(std::move(offsets), std::move(flat), num_ranks);
+}
+
+Placement Placement::sites(std::vector<Extent> offsets, std::vector<int> sites, int num_ranks) {
+  if (offsets.empty() || offsets.front() != 0 || offsets.back() != static_cast<Extent>(sites.size()) ||
+      !std::is_sorted(offsets.begin(), offsets.end()))
+    throw Error("the site offsets of a placement must rise from 0 to the number of sites");
+  Placement p(Kind::explicit_sites, static_cast<Extent>(offsets.size()) - 1, num_ranks);
+  p.offsets_ = std::move(offsets);
+  p.sites_ = std::move(sites);
+  for (Extent b = 0; b < p.num_blocks_; ++b) {
+    if (p.offsets_[b] == p.offsets_[b + 1]) p.has_absent_ = true;
+    for (Extent i = p.offsets_[b]; i < p.offsets_[b + 1]; ++i) {
+      const int r = p.sites_[static_cast<std::size_t>(i)];
+      if (r < 0 || r >= num_ranks)
+        throw Error("block " + std::to_string(b) + " is placed on rank " + std::to_string(r) + " of " +
                     std::to_string(num_ranks));
-      if (i > 0 && s[i] <= s[i - 1])
+      if (i > p.offsets_[b] && r <= p.sites_[static_cast<std::size_t>(i) - 1])
         throw Error("the sites of block " + std::to_string(b) + " must be distinct and increasing");
     }
-    p.sites_.insert(p.sites_.end(), s.begin(), s.end());
-    p.offsets_.push_back(static_cast<Extent>(p.sites_.size()));
   }
   p.rank_offsets_.assign(static_cast<std::size_t>(num_ranks) + 1, 0);
   for (int r : p.sites_) ++p.rank_offsets_[static_cast<std::size_t>(r) + 1];
   for (int r = 0; r < num_ranks; ++r) p.rank_offsets_[r + 1] += p.rank_offsets_[r];
   p.rank_blocks_.resize(p.sites_.size());
   std::vector<Extent> next(p.rank_offsets_.begin(), p.rank_offsets_.end() - 1);
-  for (std::size_t b = 0; b < sites.size(); ++b)  // blocks in increasing order within each rank
-    for (int r : sites[b]) p.rank_blocks_[static_cast<std::size_t>(next[r]++)] = static_cast<Extent>(b);
+  for (Extent b = 0; b < p.num_blocks_; ++b)  // blocks in increasing order within each rank
+    for (Extent i = p.offsets_[b]; i < p.offsets_[b + 1]; ++i)
+      p.rank_blocks_[static_cast<std::size_t>(next[p.sites_[static_cast<std::size_t>(i)]]++)] = b;
   return p;
 }
 

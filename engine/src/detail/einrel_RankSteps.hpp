@@ -122,9 +122,10 @@ class StepLists {
  private:
   const Graph& graph_;
   const Schedule& schedule_;
-  std::vector<std::size_t> input_layout_;  // per input vertex (not streamed), the index of its layout object
-  std::vector<VertexId> layout_input_;     // per input layout object, the first input living in it
-  std::vector<VertexId> class_vertex_;     // per step class, its first vertex
+  std::vector<std::size_t> input_layout_;    // per input vertex (not streamed), the index of its layout object
+  std::vector<VertexId> layout_input_;       // per input layout object, the first input living in it
+  std::vector<VertexId> class_vertex_;       // per step class, its first vertex
+  std::vector<std::vector<bool>> same_cut_;  // per step class and operand, whether it has its producer's grid
 };
 
 // StepLists(graph, schedule).steps of `rank`'s parts. Throws Error for a rank outside the schedule's.

@@ -26,6 +26,9 @@ class Placement {
   static Placement owners(const std::vector<int>& owner, int num_ranks);
   // Sites are sorted and must be distinct.
   static Placement sites(const std::vector<std::vector<int>>& sites, int num_ranks);
+  // The same with the sites of block b at sites[offsets[b] .. offsets[b+1]) (one list for all blocks, as the planner
+  // builds them); throws Error unless the offsets rise from 0 to sites.size().
+  static Placement sites(std::vector<Extent> offsets, std::vector<int> sites, int num_ranks);
 
   Extent num_blocks() const { return num_blocks_; }
   int num_ranks() const { return num_ranks_; }

@@ -173,31 +173,34 @@ std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int r
 }
 
 std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh) {
-  std::vector<Extent> axis_stride;  // mixed radix over the mesh axes, minor first (DeviceMesh::coordinates)
+  // The id is linear in the rank's mesh coordinates: each axis's coordinate counts its place value within its
+  // dimension's tile index times that dimension's stride in C order over the parts (0 for an axis of none).
+  const std::vector<MeshAxis>& axes = mesh.axes();
+  std::vector<Extent> weight(axes.size(), 0);
   Extent stride = 1;
-  for (const MeshAxis& a : mesh.axes()) axis_stride.push_back(stride), stride *= a.size;
-  // Per dimension, its axes' (mesh index, place value in the tile index along the dimension), and its parts.
-  std::vector<std::vector<std::pair<std::size_t, Extent>>> digits;
-  std::vector<Extent> parts;
-  for (const DistDim& d : type.dims) {
-    auto& dim = digits.emplace_back();
+  for (std::size_t d = type.dims.size(); d-- > 0;) {
     Extent place = 1;
-    for (const std::string& a : d.axes) {
+    for (const std::string& a : type.dims[d].axes) {
       const std::size_t k = *mesh.find(a);
-      dim.emplace_back(k, place);
-      place *= mesh.axes()[k].size;
+      weight[k] = place * stride;
+      place *= axes[k].size;
     }
-    parts.push_back(place);
+    stride *= place;
   }
+  // Ranks in order, their coordinates counted minor axis first (DeviceMesh::coordinates) and the id kept along.
   std::vector<Extent> ids(static_cast<std::size_t>(mesh.size()), 0);
-  for (int r = 0; r < mesh.size(); ++r) {
-    Extent id = 0;
-    for (std::size_t d = 0; d < digits.size(); ++d) {
-      Extent index = 0;
-      for (const auto& [k, place] : digits[d]) index += place * ((r / axis_stride[k]) % mesh.axes()[k].size);
-      id = id * parts[d] + index;
+  std::vector<int> coordinate(axes.size(), 0);
+  Extent id = 0;
+  for (std::size_t r = 0; r < ids.size(); ++r) {
+    ids[r] = id;
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      if (++coordinate[k] < axes[k].size) {
+        id += weight[k];
+        break;
+      }
+      id -= weight[k] * (axes[k].size - 1);
+      coordinate[k] = 0;
     }
-    ids[static_cast<std::size_t>(r)] = id;
   }
   return ids;
 }
@@ -244,7 +247,6 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
   // digit is that axis's coordinate on every rank); then every rank is checked once against the type so found.
   DistType type;
   std::vector<bool> used(mesh.axes().size(), false);
-  std::vector<std::tuple<int, Extent, Extent, std::size_t>> digits;  // (dimension, place, prime, axis)
   for (int d = 0; d < grid.rank(); ++d) {
     DistDim dim{grid.bound()[d], {}};
     Extent place = 1;
@@ -257,14 +259,12 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
       if (!match) return std::nullopt;
       used[*match] = true;
       dim.axes.push_back(mesh.axes()[*match].name);
-      digits.emplace_back(d, place, prime, *match);
       place *= prime;
     }
     type.dims.push_back(dim);
   }
-  for (int r = 0; r < mesh.size(); ++r)
-    for (const auto& [d, place, prime, a] : digits)
-      if (key_digit(r, d, place, prime) != (r / axis_stride[a]) % prime) return std::nullopt;
+  // Every rank's block is then its tile under the type (a block id is the tile id, C order over the grid's parts).
+  if (tile_ids(type, mesh) != block) return std::nullopt;
   return type;
 }
 
