@@ -8,13 +8,18 @@ checks, at one R:
 - every rank's measured peak_allocated_bytes is within 10 % of its estimate;
 - limits just under the requested plan's estimate and at a quarter of it either pick a plan that fits, as
   estimated and as measured (within 10 % on every rank), or fail with the one-line error naming the
-  smallest peak reached and the shortfall."""
+  smallest peak reached and the shortfall;
+- an input file of another type than the graph's, with a limit no plan fits, fails naming the input (inputs are
+  checked before a plan is sought) and writes nothing."""
 import argparse
 import json
 import os
 import re
 import subprocess
 import sys
+
+import h5py
+import numpy as np
 
 GRAPHS = {
     "chain": "input M0 f64[160,160]\ninput M1 f64[160,160]\ninput M2 f64[160,160]\ninput M3 f64[160,160]\n"
@@ -105,6 +110,23 @@ def main():
                 print(f"{name} R={R} under {tight}: {lines[0] if lines else p.stderr.strip()}")
                 if not m or int(m.group(1)) - tight != int(m.group(2)):
                     failures.append(f"{name}: under --memory-limit {tight}: {p.stderr.strip()}")
+    # The inputs are opened and checked before planning: with M2 of another type and a limit no plan fits, the error
+    # names M2 (the limit's error would hide it), on one line, and no output file is written.
+    graph = os.path.join(args.work_dir, "chain.ein")
+    wrong, out = os.path.join(args.work_dir, "wrong_type.h5"), os.path.join(args.work_dir, "wrong_type_out.h5")
+    with h5py.File(wrong, "w") as f:
+        for k in range(4):
+            f[f"M{k}"] = np.ones((160, 160), dtype=np.float32 if k == 2 else np.float64)
+    if os.path.exists(out):
+        os.remove(out)
+    p = run([args.mpiexec, "-n", str(R), args.einrel, "run", graph, "--input", wrong, "--output", out,
+             "--memory-limit", "1000"])
+    lines = [l for l in p.stderr.splitlines() if l.startswith("einrel: error:")]
+    print(f"wrong type under --memory-limit 1000: {lines[0] if lines else p.stderr.strip()}")
+    if p.returncode == 0 or len(lines) != 1 or "'M2'" not in lines[0] or "memory limit" in lines[0]:
+        failures.append(f"an input of the wrong type with an unmet limit: rc {p.returncode}, {p.stderr.strip()}")
+    if os.path.exists(out):
+        failures.append("a failed run wrote its output file")
     if failures:
         sys.exit("\n".join(failures))
     print(f"memory limits hold and estimates are within 10 % on {R} rank(s)")

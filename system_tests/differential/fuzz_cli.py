@@ -701,7 +701,9 @@ class GraphGen:
         if self.shape[y] and self.rng.random() < 0.6:
             (t,), _ = self.labels_for([self.shape[y]], 0.0)
             out = "".join(self.rng.permutation(list(t))[:int(self.rng.integers(0, len(t) + 1))])
-            self.emit("einsum", [y], f"{t}->{out}", {}, agg_range("sum", self.range[y], self.size(y)))
+            kept = int(np.prod([self.shape[y][t.index(c)] for c in out], dtype=np.int64))
+            # Each output element sums the elements that differ only in the dropped labels (none where it keeps all).
+            self.emit("einsum", [y], f"{t}->{out}", {}, agg_range("sum", self.range[y], self.size(y) // kept))
         return name
 
     def size(self, name):

@@ -136,9 +136,11 @@ void iterate_graph(MPI_Comm user_comm, const IterateOptions& options, std::ostre
   engine::PipelineOptions engine(options.run.engine);
   engine.failure = failure_injection();
   engine.input_reads = engine::InputReads::move;  // every input stays in memory across the steps
+  io::InputFiles files(comm);
+  open_input_files(files, graph, sources);
   auto session = std::make_unique<Session>(comm, graph, engine, replan ? partition::Carried{} : carried);
   if (!replan) session->prepare(Exec{});
-  Values values = InputLoader(comm, session->graph(), sources, options.run).load(*session);
+  Values values = InputLoader(files, session->graph(), sources, options.run).load(*session);
   auto id = [&](const std::string& name) { return *session->graph().find(name); };
   // The sparse carried values on their tiles, dropped tiles gone; their shapes bound to `graph` for the next plan.
   auto measure = [&](bool after_step) {

@@ -176,6 +176,8 @@ io::RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions&
   Sources sources;
   collectively(comm, [&] { sources = input_sources(graph, options); });
   bind_input_shapes(comm, graph, sources, options.random_seed, options.sparse);
+  io::InputFiles files(comm);
+  open_input_files(files, graph, sources);
   Session session(comm, std::move(graph), engine);
   BlockPool<Memory>::instance().reset_statistics();
 
@@ -186,7 +188,7 @@ io::RunReport run_built_graph(MPI_Comm user_comm, Graph graph, const RunOptions&
     Teuchos::TimeMonitor timing(warm_timer);
     session.prepare(Exec{});
   }
-  InputLoader loader(comm, session.graph(), sources, options);
+  InputLoader loader(files, session.graph(), sources, options);
   Values inputs;
   {
     Teuchos::TimeMonitor timing(read_timer);

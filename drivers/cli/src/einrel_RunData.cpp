@@ -153,9 +153,14 @@ std::optional<engine::FailureInjection> failure_injection() {
   return std::nullopt;
 }
 
-InputLoader::InputLoader(const Communicator& comm, const Graph& graph, const Sources& sources,
-                         const RunOptions& options)
-    : graph_(graph), sources_(sources), options_(options), files_(comm) {
+void open_input_files(io::InputFiles& files, const Graph& graph, const Sources& sources) {
+  for (const Vertex& vertex : graph.vertices())
+    if (vertex.is_input() && sources.count(vertex.name))
+      files.open(sources.at(vertex.name), vertex.dtype, vertex.bound);
+}
+
+InputLoader::InputLoader(io::InputFiles& files, const Graph& graph, const Sources& sources, const RunOptions& options)
+    : graph_(graph), sources_(sources), options_(options), files_(files) {
   std::uint32_t stream = 0;
   for (VertexId v = 0; v < graph.size(); ++v)
     if (graph.vertex(v).is_input()) streams_[v] = stream++;

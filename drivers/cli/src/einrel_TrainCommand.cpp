@@ -46,6 +46,8 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
   engine::PipelineOptions engine(options.run.engine);
   engine.failure = failure_injection();
   engine.input_reads = engine::InputReads::move;  // the data stays in memory across the steps
+  io::InputFiles files(comm);
+  open_input_files(files, step.graph, sources);
   Session session(comm, step.graph, engine, step.carried);
   const partition::Plan& plan = session.plan();
   // A plan costed by its dry run counts the carried values already: each W lives where W' was made.
@@ -53,7 +55,7 @@ void train_graph(MPI_Comm user_comm, const TrainOptions& options, std::ostream& 
                              ? 0.0
                              : partition::carried_cost(session.graph(), plan.partitions, step.carried, plan.cost_model);
   session.prepare(Exec{});
-  Values values = InputLoader(comm, session.graph(), sources, options.run).load(session);
+  Values values = InputLoader(files, session.graph(), sources, options.run).load(session);
 
   std::vector<double> losses, seconds;
   std::vector<Extent> floats;

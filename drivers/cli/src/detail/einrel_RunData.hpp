@@ -43,6 +43,11 @@ Sources input_sources(const Graph& graph, const RunOptions& options, Sources giv
 void bind_input_shapes(const comm::Communicator& comm, Graph& graph, const Sources& sources,
                        const std::optional<std::uint64_t>& random_seed, const SparseOptions& options);
 
+// Collective over `files`' communicator: opens every input of `graph` read from a file in `sources`, checking its type
+// and shape (io::InputFiles::open); they stay open for an InputLoader's reads. Called before planning, so that a wrong
+// input is named before a plan is sought (an error such as a memory limit no plan fits would hide it).
+void open_input_files(io::InputFiles& files, const Graph& graph, const Sources& sources);
+
 // The test-only EINREL_TEST_INJECT_FAILURE, parsed (docs/engine.md).
 std::optional<engine::FailureInjection> failure_injection();
 
@@ -60,7 +65,8 @@ using HostBlock = decltype(host_view(std::declval<const Tensor<Scalar, Memory>&>
 // for --check.
 class InputLoader {
  public:
-  InputLoader(const comm::Communicator& comm, const Graph& graph, const Sources& sources, const RunOptions& options);
+  // Reads files through `files` (collective over its communicator), which must outlive the loader.
+  InputLoader(io::InputFiles& files, const Graph& graph, const Sources& sources, const RunOptions& options);
 
   // Collective: this rank's blocks of every input, in the session's schedule's layouts (others empty),
   // but for streamed inputs (engine::Schedule::streamed), whose sources are opened and checked only.
@@ -76,7 +82,7 @@ class InputLoader {
   const Graph& graph_;
   const Sources& sources_;
   const RunOptions& options_;
-  io::InputFiles files_;
+  io::InputFiles& files_;
   std::map<VertexId, std::uint32_t> streams_;  // an input's index among the graph's inputs: its random stream
 };
 
