@@ -130,43 +130,58 @@ class PlanCosting {
       for (Extent coarsen : {1, 2, 4, 8})
         for (std::size_t c = 0; c < base; ++c) align(c, coarsen, 1);
     }
-    std::vector<double> value, peak;
-    std::vector<std::optional<FittedPlan>> costed;  // kept while it may still win
+    std::vector<double> value, peak;                // peak: the busiest rank's block bytes, once dry-run
+    std::vector<std::optional<FittedPlan>> costed;  // dry-run, kept while it may still win
+    std::vector<std::optional<Schedule>> unwalked;  // estimated to the bit and not dry-run yet, kept likewise
+    std::vector<std::size_t> first_alike;           // the first candidate with the same partitions
     double least = 0;
     std::size_t considered = 0;
+    // Candidate c's dry run (of the first alike), walked now if it was only estimated, with its peak.
+    auto walked = [&](std::size_t c) -> FittedPlan& {
+      c = first_alike[c];
+      if (!costed[c]) {
+        costed[c] = with_dry_run(candidates[c], std::move(*unwalked[c]));
+        unwalked[c].reset();
+        std::size_t most = 0;
+        for (const RankTraffic& r : costed[c]->dry_run.ranks) most = std::max(most, r.peak_block_bytes);
+        peak[c] = static_cast<double>(most);
+      }
+      return *costed[c];
+    };
     auto weigh = [&](std::size_t c) {
       considered += candidates[c].partitions_considered;
       costed.emplace_back();
+      unwalked.emplace_back();
       // An earlier candidate with the same partitions has the same dry run, and wins any tie with this one.
       std::size_t same = 0;
       while (same < c && !(candidates[same].partitions == candidates[c].partitions)) ++same;
+      first_alike.push_back(same);
+      peak.push_back(HUGE_VAL);
       if (same < c) {
         value.push_back(value[same]);
-        peak.push_back(peak[same]);
         return;
       }
-      // A candidate whose estimate without a dry run (else its communication, a bound) loses skips its dry run.
+      // A candidate whose estimate without a dry run (else its communication, a bound) loses skips its dry run; one
+      // estimated to the bit (engine::estimated_seconds: every vertex's calls alike) is dry-run only if it wins, for
+      // its figures and to break a tie by its peak.
       Schedule made = schedule(graph_, candidates[c].partitions, options_.transitions);
       const double margin = halved[c] ? 1 + halved_margin : 1;
-      if (c > 0 && options_.objective == Objective::makespan) {
-        const std::optional<double> estimate = engine::estimated_seconds(graph_, made, &call_costs_);
-        const double bound = (estimate ? *estimate : made.communication_seconds()) * margin;
-        if (better(least, bound)) {
+      std::optional<double> exact;
+      if (options_.objective == Objective::makespan) {
+        exact = engine::estimated_seconds(graph_, made, &call_costs_);
+        const double bound = (exact ? *exact : made.communication_seconds()) * margin;
+        if (c > 0 && better(least, bound)) {
           value.push_back(bound);
-          peak.push_back(HUGE_VAL);
           return;
         }
       }
-      costed[c] = with_dry_run(candidates[c], std::move(made));
+      unwalked[c] = std::move(made);
       // A halved block product re-reads the operand block it shares with its other half, unseen by the roofline
       // (6 % more time per flop for 128 × 256 halves of 256³ products): a halved plan wins only by more than that.
-      value.push_back(objective(costed[c]->plan, costed[c]->dry_run) * margin);
-      std::size_t most = 0;
-      for (const RankTraffic& r : costed[c]->dry_run.ranks) most = std::max(most, r.peak_block_bytes);
-      peak.push_back(static_cast<double>(most));
+      value.push_back((exact ? *exact : objective(walked(c).plan, costed[c]->dry_run)) * margin);
       least = c == 0 ? value[c] : std::min(least, value[c]);
       for (std::size_t d = 0; d < c; ++d)
-        if (costed[d] && better(least, value[d])) costed[d].reset();
+        if (better(least, value[d])) costed[d].reset(), unwalked[d].reset();
     };
     for (std::size_t c = 0; c < candidates.size(); ++c) weigh(c);
     // Where the fastest plan so far runs a few block products per rank, an uneven count leaves a rank idle for
@@ -175,17 +190,20 @@ class PlanCosting {
     if (shapes) {
       Extent most_tuples = 0;
       for (std::size_t c = 0; c < candidates.size(); ++c)
-        if (costed[c] && !better(least, value[c]))
-          for (const RankTraffic& r : costed[c]->dry_run.ranks) most_tuples = std::max(most_tuples, r.tuples);
+        if ((costed[c] || unwalked[c]) && !better(least, value[c]))
+          for (const RankTraffic& r : walked(c).dry_run.ranks) most_tuples = std::max(most_tuples, r.tuples);
       if (most_tuples <= halving_tuples) {
         align(0, 1, 2);
         weigh(candidates.size() - 1);
       }
     }
     std::size_t best = candidates.size();
-    for (std::size_t c = 0; c < candidates.size(); ++c)
-      if (!better(least, value[c]) && (best == candidates.size() || better(peak[c], peak[best]))) best = c;
-    FittedPlan chosen = std::move(*costed[best]);
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      if (better(least, value[c])) continue;
+      walked(c);
+      if (best == candidates.size() || better(peak[first_alike[c]], peak[first_alike[best]])) best = c;
+    }
+    FittedPlan chosen = std::move(walked(best));
     if (chosen.plan.planner == "eindecomp" && chosen.plan.cost_model == partition::CostModel::paper)
       chosen.proposed_by = "eindecomp (paper model)";
     if (chosen.plan.procs != p) {
