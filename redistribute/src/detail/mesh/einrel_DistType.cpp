@@ -268,12 +268,6 @@ std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh
   return type;
 }
 
-std::optional<DistType> as_partial_type(const BlockLayout& layout, const DeviceMesh& mesh, AggOp op) {
-  std::optional<DistType> type = as_dist_type(layout, mesh);
-  if (!type) return type;
-  return as_partial_type(std::move(*type), mesh, op);
-}
-
 DistType as_partial_type(DistType type, const DeviceMesh& mesh, AggOp op) {
   for (const MeshAxis& a : mesh.axes()) {
     bool used = false;

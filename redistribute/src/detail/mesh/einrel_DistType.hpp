@@ -79,10 +79,8 @@ BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh);
 // parts in increasing order). The engine's layouts at p = R with power-of-two parts are types on the
 // prime-factored mesh of R. Inverse of block_layout.
 std::optional<DistType> as_dist_type(const BlockLayout& layout, const DeviceMesh& mesh);
-// The layout of partial results as a type with a pending ⊕ `op`: as_dist_type, with every mesh axis that
-// partitions no dimension pending (the ranks that share a block each hold one summand of it), if it is a type.
-std::optional<DistType> as_partial_type(const BlockLayout& layout, const DeviceMesh& mesh, AggOp op);
-// The same from the layout's as_dist_type: `type` with every mesh axis that partitions none of its dimensions pending.
+// The layout of partial results as a type with a pending ⊕ `op`, from the layout's as_dist_type: `type` with every
+// mesh axis that partitions none of its dimensions pending (the ranks that share a block each hold one summand).
 DistType as_partial_type(DistType type, const DeviceMesh& mesh, AggOp op);
 // The key, in block_layout's grid, of the tile `rank` holds.
 std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int rank);
