@@ -5,12 +5,16 @@ Per row: the planning seconds (median of --reps), the process's peak resident me
 its busiest rank's floats sent and received, and the lower-bound certificate's elements touched beyond an even share
 against the least any plan needs (docs/planner.md "Lower-bound certificate"): how far the plan is from the bound.
 
+With --nodes FILE (perf_tests/machines/two_level.json: the default network, links within a node of 64 ranks 2.5x
+faster and 4x quicker), each row also gives the estimated seconds of the plan chosen under that two-level machine
+(docs/planner.md "Nodes"), from one more process.
+
 With --baseline OTHER_EINREL the two binaries alternate run by run, and the plans must agree (same partitions and
 estimate): the peer of a planning time is the earlier build, since no other system plans these graphs; COSMA's
 and CTF's choices (milliseconds at any P, ../shared/ANCHORS.md) are the bar.
 
   OMP_NUM_THREADS=1 python3 perf_tests/scale_bench.py --einrel build/drivers/einrel [--max 65536] [--reps 3]
-      [--graphs chain,llama] [--baseline OLD/einrel] [--timeout 600]
+      [--graphs chain,llama] [--baseline OLD/einrel] [--timeout 600] [--nodes perf_tests/machines/two_level.json]
 """
 import argparse
 import json
@@ -84,8 +88,10 @@ def main():
     ap.add_argument("--max", type=int, default=65536)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600, help="seconds one run may take; past it the row says so")
+    ap.add_argument("--nodes", help="a machine file of two levels: add the estimate of the plan chosen under it")
     a = ap.parse_args()
     head = "graph,N,plan_seconds,peak_mb,estimated_seconds,busiest_sent,busiest_received,touched,lower_bound,ratio"
+    head += ",two_level_seconds,two_level_plan_seconds" if a.nodes else ""
     print(head + (",baseline_seconds,baseline_peak_mb,speedup,same_plan" if a.baseline else ""), flush=True)
     for name in a.graphs.split(","):
         graph, extra = GRAPHS[name]
@@ -115,6 +121,9 @@ def main():
             row = (f"{name},{n},{statistics.median(times):.3f},{peak_mb(a.einrel, graph, extra, n, a.timeout):.0f},"
                    f"{f['estimated_seconds']:.6g},{f['busiest_sent']},{f['busiest_received']},{f['touched']:.0f},"
                    f"{f['lower_bound']:.0f},{ratio:.2f}")
+            if a.nodes:
+                two = plan(a.einrel, graph, extra + ["--machine", a.nodes], n, a.timeout)
+                row += f",{two[1]['estimated_seconds']:.6g},{two[0]:.3f}" if two else ",over,"
             if a.baseline:
                 if base:
                     b = statistics.median(base)

@@ -62,6 +62,24 @@ std::string broadcast_string(const Communicator& comm, std::string text, int roo
   return text;
 }
 
+int ranks_per_node(const Communicator& comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  int size = 0, local = 0, me = comm.rank(), first = 0;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_rank(node, &local);
+  const int rc = MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  check_mpi(rc, "MPI_Allreduce");
+  // Ordered by rank (the split's key), the node's ranks are first, first + 1, ... exactly when each is
+  // first + its place; and every node equally large, starting at a multiple of its size.
+  const int mine[3] = {size, -size, first % size == 0 && me == first + local ? 1 : 0};
+  int all[3] = {0, 0, 0};
+  check_mpi(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm.get()), "MPI_Allreduce");
+  return all[0] == -all[1] && all[2] == 1 ? size : 0;
+}
+
 template <>
 MPI_Datatype mpi_datatype<float>() {
   return MPI_FLOAT;

@@ -53,10 +53,20 @@ redistribute::mesh::DeviceMesh rank_mesh(int ranks) {
 
 namespace {
 
-double busiest_bytes(const ExchangeVolumes& v, std::size_t element_bytes) {
-  Extent most = 0;
-  for (std::size_t r = 0; r < v.sent.size(); ++r) most = std::max({most, v.sent[r], v.received[r]});
-  return static_cast<double>(most) * static_cast<double>(element_bytes);
+// The busiest rank's bytes at the network's rate or, where `v` counts what crosses nodes, its bytes within
+// its node at the node's rate and the rest at the network's (docs/planner.md "Nodes").
+double busiest_byte_seconds(const ExchangeVolumes& v, std::size_t element_bytes, const MachineModel& model) {
+  if (v.sent_off_node.empty()) {
+    Extent most = 0;
+    for (std::size_t r = 0; r < v.sent.size(); ++r) most = std::max({most, v.sent[r], v.received[r]});
+    return model.seconds_per_byte * static_cast<double>(most) * static_cast<double>(element_bytes);
+  }
+  auto d = [&](Extent n) { return static_cast<double>(n) * static_cast<double>(element_bytes); };
+  double most = 0;
+  for (std::size_t r = 0; r < v.sent.size(); ++r)
+    most = std::max({most, model.byte_seconds(d(v.sent[r]), d(v.sent_off_node[r])),
+                     model.byte_seconds(d(v.received[r]), d(v.received_off_node[r]))});
+  return most;
 }
 
 bool moves(const ExchangeVolumes& v) {
@@ -88,16 +98,30 @@ double point_to_point_seconds(const BlockLayout& from, const BlockLayout& to, co
                               std::size_t element_bytes, const MachineModel& model) {
   if (!moves(volumes)) return 0;
   const BlockGrid& target = to.grid();
-  int messages = 0;
-  for_each_overlap(from.grid(), target.box(target.key(0)), [&](const auto&, const auto&) { ++messages; });
-  return model.latency_seconds * messages + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
+  int messages = 0, on_node = 0;  // the messages target block 0's first site gathers, and of them from its node
+  const int reader = to.placement().site(0, 0);
+  for_each_overlap(from.grid(), target.box(target.key(0)), [&](const std::vector<Extent>& key, const auto&) {
+    ++messages;
+    const int writer = model.two_level() ? from.placement().source_for(from.grid().id(key), reader) : -1;
+    if (writer >= 0 && model.same_node(writer, reader)) ++on_node;
+  });
+  const double latency =
+      model.two_level() ? model.message_seconds(messages, messages - on_node) : model.latency_seconds * messages;
+  return latency + busiest_byte_seconds(volumes, element_bytes, model);
 }
 
 double collective_seconds(const redistribute::mesh::ReshardPlan& plan, const ExchangeVolumes& volumes,
                           std::size_t element_bytes, const MachineModel& model) {
   double n = 0;
-  for (const redistribute::mesh::ReshardStep& step : plan.steps) n += stages(step, plan.primes);
-  return model.latency_seconds * n + model.seconds_per_byte * busiest_bytes(volumes, element_bytes);
+  if (!model.two_level()) {
+    for (const redistribute::mesh::ReshardStep& step : plan.steps) n += stages(step, plan.primes);
+    return model.latency_seconds * n + busiest_byte_seconds(volumes, element_bytes, model);
+  }
+  double latency = 0;  // a step's stages at the network's latency where one of its groups spans nodes
+  const std::vector<bool> across = redistribute::mesh::steps_across_nodes(plan, model.ranks_per_node);
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    latency += stages(plan.steps[s], plan.primes) * (across[s] ? model.latency_seconds : model.node_latency_seconds);
+  return latency + busiest_byte_seconds(volumes, element_bytes, model);
 }
 
 TransitionChooser::TransitionChooser(int ranks, TransitionPolicy policy, MachineModel model)
@@ -108,7 +132,8 @@ Transition TransitionChooser::collectives(const redistribute::mesh::DistType& fr
   const std::shared_ptr<const redistribute::mesh::ReshardPlan> memo =
       redistribute::mesh::memoized_reshard(mesh_, from, to);
   const redistribute::mesh::ReshardPlan& plan = *memo;
-  Transition t{TransitionPath::collectives, plan, redistribute::mesh::reshard_volumes(plan), 0, {}, {}};
+  Transition t{
+      TransitionPath::collectives, plan, redistribute::mesh::reshard_volumes(plan, ranks_per_node()), 0, {}, {}};
   t.seconds = collective_seconds(plan, t.volumes, element_bytes, model_);
   // The layouts' grids are the types' (as_dist_type, as_partial_type): tile ids are their block ids.
   const std::vector<Extent> to_ids = redistribute::mesh::tile_ids(plan.to, plan.mesh),
@@ -135,7 +160,12 @@ std::shared_ptr<const Transition> TransitionChooser::choose(const BlockLayout& f
 
 Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, const LayoutPair& signatures,
                                           std::size_t element_bytes) {
-  Transition p2p{TransitionPath::point_to_point, std::nullopt, redistribute::exchange_volumes(from, to), 0, {}, {}};
+  Transition p2p{TransitionPath::point_to_point,
+                 std::nullopt,
+                 redistribute::exchange_volumes(from, to, ranks_per_node()),
+                 0,
+                 {},
+                 {}};
   p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
   const auto& source = type_of(from, signatures.first);

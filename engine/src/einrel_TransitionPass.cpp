@@ -17,20 +17,37 @@ using redistribute::BlockLayout;
 namespace {
 
 // The model's time for reducing a vertex's partial results on the owners of its output blocks (step 3 of
-// execute): the busiest rank's messages and bytes.
+// execute): the busiest rank's messages and bytes; with two levels, those between ranks of one node at the
+// node's rates.
 double reduction_seconds(const VertexSchedule& vs, std::size_t element_bytes, const MachineModel& model) {
-  std::vector<Extent> messages(vs.ranks(), 0), sent(vs.ranks(), 0), received(vs.ranks(), 0);
+  const auto R = static_cast<std::size_t>(vs.ranks());
+  const bool two = model.two_level();
+  std::vector<Extent> messages(R, 0), sent(R, 0), received(R, 0);
+  std::vector<Extent> messages_off(two ? R : 0, 0), sent_off(two ? R : 0, 0), received_off(two ? R : 0, 0);
   const BlockGrid& grid = vs.output_layout().grid();
   for (Extent g = 0; g < grid.num_blocks(); ++g) {
     const std::vector<int> ranks = vs.contributors(g);
     const Extent n = grid.block_size(g);
-    for (std::size_t i = 1; i < ranks.size(); ++i) ++messages[ranks[0]], received[ranks[0]] += n, sent[ranks[i]] += n;
+    for (std::size_t i = 1; i < ranks.size(); ++i) {
+      ++messages[ranks[0]], received[ranks[0]] += n, sent[ranks[i]] += n;
+      if (two && !model.same_node(ranks[0], ranks[i]))
+        ++messages_off[ranks[0]], received_off[ranks[0]] += n, sent_off[ranks[i]] += n;
+    }
   }
+  const auto bytes = static_cast<Extent>(element_bytes);
   double slowest = 0;
-  for (int r = 0; r < vs.ranks(); ++r)
-    slowest = std::max(slowest, model.latency_seconds * static_cast<double>(messages[r]) +
-                                    model.seconds_per_byte * static_cast<double>(std::max(sent[r], received[r]) *
-                                                                                 static_cast<Extent>(element_bytes)));
+  for (std::size_t r = 0; r < R; ++r) {
+    if (!two) {
+      slowest =
+          std::max(slowest, model.latency_seconds * static_cast<double>(messages[r]) +
+                                model.seconds_per_byte * static_cast<double>(std::max(sent[r], received[r]) * bytes));
+      continue;
+    }
+    auto d = [](Extent n) { return static_cast<double>(n); };
+    slowest = std::max(slowest, model.message_seconds(d(messages[r]), d(messages_off[r])) +
+                                    std::max(model.byte_seconds(d(sent[r] * bytes), d(sent_off[r] * bytes)),
+                                             model.byte_seconds(d(received[r] * bytes), d(received_off[r] * bytes))));
+  }
   return slowest;
 }
 

@@ -119,11 +119,12 @@ void RedistributionPlan::plan_rounds(const ExchangeLimits& limits) {
   close_round();
 }
 
-ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to) {
+ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to, int ranks_per_node) {
   if (from.grid().bound() != to.grid().bound() || from.num_ranks() != to.num_ranks())
     throw Error("exchange volumes need two layouts of one bound over the same ranks");
   const int R = from.num_ranks();
-  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0)};
+  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0), {}, {}};
+  if (ranks_per_node > 0) v.sent_off_node.assign(R, 0), v.received_off_node.assign(R, 0);
   const BlockGrid &source = from.grid(), &target = to.grid();
   // n elements of source block s reaching each reader of target block t from the copy that serves it.
   auto add = [&](Extent t, Extent s, Extent n) {
@@ -132,6 +133,8 @@ ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to)
       if (writer == reader || writer < 0) continue;
       v.sent[writer] += n;
       v.received[reader] += n;
+      if (ranks_per_node > 0 && writer / ranks_per_node != reader / ranks_per_node)
+        v.sent_off_node[writer] += n, v.received_off_node[reader] += n;
     }
   };
   if (source == target) {  // the same cut: each target block is its source block (most pairs a planner costs)

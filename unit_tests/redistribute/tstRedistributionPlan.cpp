@@ -106,9 +106,22 @@ void check_plans(const BlockLayout& from, const BlockLayout& to, const ExchangeL
   EXPECT_EQ(sent, received);
   // The one-pass count of the engine's dry run gives every rank's plan figures.
   const redistribute::ExchangeVolumes volumes = redistribute::exchange_volumes(from, to);
+  EXPECT_TRUE(volumes.sent_off_node.empty());
   for (int r = 0; r < R; ++r) {
     EXPECT_EQ(volumes.sent[r], plans[r].elements_sent()) << "rank " << r;
     EXPECT_EQ(volumes.received[r], plans[r].elements_received()) << "rank " << r;
+  }
+  // With nodes of n ranks (r / n), the part to and from other nodes: each plan's streams with such peers.
+  for (int n = 1; n <= R; ++n) {
+    const redistribute::ExchangeVolumes split = redistribute::exchange_volumes(from, to, n);
+    EXPECT_EQ(split.sent, volumes.sent);
+    for (int r = 0; r < R; ++r) {
+      Extent out = 0, in = 0;
+      for (const auto& s : plans[r].sends()) out += s.peer / n != r / n ? s.elements : 0;
+      for (const auto& s : plans[r].receives()) in += s.peer / n != r / n ? s.elements : 0;
+      EXPECT_EQ(split.sent_off_node[r], out) << "rank " << r << " of nodes of " << n;
+      EXPECT_EQ(split.received_off_node[r], in) << "rank " << r << " of nodes of " << n;
+    }
   }
 }
 

@@ -380,6 +380,49 @@ TEST(ReshardVolumes, CollectivesCountWhatTheirMembersExchange) {
   EXPECT_EQ(reshard_volumes(swap).received, (std::vector<Extent>{0, 16, 16, 0}));
 }
 
+// With nodes of n ranks (rank r on node r / n), the off-node part of `v` (reshard_volumes of `plan`) step by
+// step: a collective step's share of every member of a group with ranks on two nodes (groups listed by
+// MeshState::group, as the MPI lowering forms them), an allpermute's tile where source and target differ in
+// node; and steps_across_nodes flags the steps with such a group or pair.
+void expect_node_split(const ReshardPlan& plan, const ExchangeVolumes& v, int n) {
+  const ExchangeVolumes split = reshard_volumes(plan, n);
+  ASSERT_EQ(split.sent, v.sent);
+  ASSERT_EQ(split.received, v.received);
+  const int R = static_cast<int>(v.sent.size());
+  std::vector<Extent> sent(R, 0), received(R, 0);
+  std::vector<bool> across;
+  MeshState state(plan.primes, prime_factored(plan.from, plan.mesh));
+  ReshardPlan prefix = plan;  // its first s steps
+  prefix.steps.clear();
+  ExchangeVolumes before = reshard_volumes(prefix);
+  for (const ReshardStep& step : plan.steps) {
+    prefix.steps.push_back(step);
+    const ExchangeVolumes after = reshard_volumes(prefix);
+    if (step.op == Collective::allgather || step.op == Collective::alltoall)
+      state.bring_to_front(step.dims[0], step.axes);
+    bool any = false;
+    for (int r = 0; r < R; ++r) {
+      const Extent out = after.sent[r] - before.sent[r], in = after.received[r] - before.received[r];
+      bool off = false;
+      if (step.op == Collective::allpermute) {
+        const int source = state.permutation_sources(step.after)[r];
+        off = source != r && source / n != r / n;
+        if (off) received[r] += in, sent[source] += in;
+      } else if (step.op != Collective::dynslice) {
+        for (int m : state.group(r, step.axes)) off = off || m / n != r / n;
+        if (off) sent[r] += out, received[r] += in;
+      }
+      any = any || off;
+    }
+    across.push_back(any);
+    advance(state, step);
+    before = after;
+  }
+  EXPECT_EQ(split.sent_off_node, sent) << describe(plan) << " nodes of " << n;
+  EXPECT_EQ(split.received_off_node, received) << describe(plan) << " nodes of " << n;
+  EXPECT_EQ(steps_across_nodes(plan, n), across) << describe(plan) << " nodes of " << n;
+}
+
 // Random problems like the paper's §8 (scaled down): meshes of 1-3 axes, tensors of 1-4 dimensions, each axis
 // replicating or partitioning a random dimension, in random order.
 TEST(Reshard, RandomProblemsAreLegalAndNearOptimal) {
@@ -414,6 +457,7 @@ TEST(Reshard, RandomProblemsAreLegalAndNearOptimal) {
     EXPECT_EQ(std::accumulate(v.sent.begin(), v.sent.end(), Extent{0}),
               std::accumulate(v.received.begin(), v.received.end(), Extent{0}))
         << describe(plan);
+    expect_node_split(plan, v, 1 + static_cast<int>(rng() % static_cast<unsigned>(mesh.size())));
     if (plan.primes.axes().size() <= 4 && rank <= 3) {
       const Extent optimum = reference_optimum(plan.primes, prime_factored(from, mesh), prime_factored(to, mesh));
       ASSERT_GE(optimum, 0);

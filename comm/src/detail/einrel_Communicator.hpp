@@ -57,6 +57,10 @@ void collectively(const Communicator& comm, F&& f) {
 // Collective over comm: `text` as given on rank `root`, on every rank.
 std::string broadcast_string(const Communicator& comm, std::string text, int root);
 
+// Collective over comm: the ranks each node holds (MPI_COMM_TYPE_SHARED) where comm's ranks are numbered
+// node by node, every node holding as many (rank r on node r / n); 0 where they are not.
+int ranks_per_node(const Communicator& comm);
+
 // Throws Error naming the call and MPI's own message unless rc is MPI_SUCCESS.
 void check_mpi(int rc, const std::string& call);
 

@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <functional>
 #include <sstream>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace einrel::cli {
@@ -40,14 +42,13 @@ double slowest_median(const Communicator& comm, int reps, const std::function<vo
   return slowest;
 }
 
-// One round trip per call between this rank and its partner (rank ^ 1), `n` doubles each way; a rank
-// without a partner waits.
-void round_trip(const Communicator& comm, std::vector<double>& buffer, int trips) {
-  const int partner = comm.rank() ^ 1;
-  if (partner >= comm.size()) return;
+// One round trip per call between this rank and `partner`, `n` doubles each way; a rank without a
+// partner (-1) waits. Partners are mutual.
+void round_trip(const Communicator& comm, int partner, std::vector<double>& buffer, int trips) {
+  if (partner < 0) return;
   const int n = static_cast<int>(buffer.size());
   for (int t = 0; t < trips; ++t) {
-    if (comm.rank() % 2 == 0) {
+    if (comm.rank() < partner) {
       comm::check_mpi(MPI_Send(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get()), "MPI_Send");
       comm::check_mpi(MPI_Recv(buffer.data(), n, MPI_DOUBLE, partner, 0, comm.get(), MPI_STATUS_IGNORE), "MPI_Recv");
     } else {
@@ -57,13 +58,42 @@ void round_trip(const Communicator& comm, std::vector<double>& buffer, int trips
   }
 }
 
-void measure_network(const Communicator& comm, int reps, engine::MachineModel& machine) {
+// The latency and seconds per byte of a ping-pong between every rank and its `partner` at once.
+std::pair<double, double> ping_pong(const Communicator& comm, int partner, int reps) {
   constexpr int small_trips = 200, large_trips = 8;
   std::vector<double> small(1), large(std::size_t{1} << 19);  // 8 B and 4 MiB
-  const double latency = slowest_median(comm, reps, [&] { round_trip(comm, small, small_trips); }) / (2 * small_trips);
-  const double big = slowest_median(comm, reps, [&] { round_trip(comm, large, large_trips); }) / (2 * large_trips);
-  machine.latency_seconds = latency;
-  machine.seconds_per_byte = std::max(big - latency, 1e-12) / static_cast<double>(large.size() * sizeof(double));
+  const double latency =
+      slowest_median(comm, reps, [&] { round_trip(comm, partner, small, small_trips); }) / (2 * small_trips);
+  const double big =
+      slowest_median(comm, reps, [&] { round_trip(comm, partner, large, large_trips); }) / (2 * large_trips);
+  return {latency, std::max(big - latency, 1e-12) / static_cast<double>(large.size() * sizeof(double))};
+}
+
+// Both levels where the ranks span several nodes of several ranks each (docs/planner.md "Nodes"), else one:
+// within a node, a rank pairs with its neighbour on the node; between nodes, with its place on the next
+// (or previous) node.
+void measure_network(const Communicator& comm, int reps, int ranks_per_node, engine::MachineModel& machine) {
+  const int R = comm.size(), me = comm.rank();
+  const int n = ranks_per_node > 0 ? std::min(ranks_per_node, R) : 0;
+  const bool within = n > 1, between = n > 0 && R > n;
+  auto exists = [&](int r) { return r >= 0 && r < R ? r : -1; };
+  if (within) {
+    const int mate = me / n * n + (me % n ^ 1);
+    std::tie(machine.node_latency_seconds, machine.node_seconds_per_byte) =
+        ping_pong(comm, mate / n == me / n ? exists(mate) : -1, reps);
+  }
+  if (between) {
+    const int node = me / n, other = node % 2 == 0 ? node + 1 : node - 1;
+    std::tie(machine.latency_seconds, machine.seconds_per_byte) = ping_pong(comm, exists(other * n + me % n), reps);
+  }
+  if (!between) {  // one node of all ranks, or nodes unknown: one level, rank pairs 0-1, 2-3, ...
+    if (!within)
+      std::tie(machine.node_latency_seconds, machine.node_seconds_per_byte) = ping_pong(comm, exists(me ^ 1), reps);
+    machine.latency_seconds = machine.node_latency_seconds, machine.seconds_per_byte = machine.node_seconds_per_byte;
+  } else if (!within) {  // one rank a node
+    machine.node_latency_seconds = machine.latency_seconds, machine.node_seconds_per_byte = machine.seconds_per_byte;
+  }
+  machine.ranks_per_node = n;
 }
 
 Block filled(const std::string& label, const Bound& bound, double value) {
@@ -163,7 +193,9 @@ void measure_file(const Communicator& comm, int reps, const std::string& dir, en
 void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream& out) {
   const Communicator comm(user_comm);
   engine::MachineModel machine;
-  if (comm.size() > 1) measure_network(comm, options.reps, machine);
+  if (comm.size() > 1)
+    measure_network(comm, options.reps,
+                    options.ranks_per_node > 0 ? options.ranks_per_node : comm::ranks_per_node(comm), machine);
   measure_kernels(comm, options.reps, machine);
   const std::string dir =
       options.output ? std::filesystem::absolute(*options.output).parent_path().string() : std::string(".");
@@ -184,7 +216,12 @@ void calibrate(MPI_Comm user_comm, const CalibrateOptions& options, std::ostream
   if (comm.rank() != 0) return;
   std::ostringstream s;
   s << "einrel calibrate on " << comm.size() << " rank(s), the slowest rank's median of " << options.reps << ":\n";
-  if (comm.size() > 1)
+  if (machine.two_rates())
+    s << "  MPI latency " << machine.node_latency_seconds * 1e6 << " us, bandwidth "
+      << 1e-9 / machine.node_seconds_per_byte << " GB/s within a node of " << machine.ranks_per_node << " ranks; "
+      << machine.latency_seconds * 1e6 << " us, " << 1e-9 / machine.seconds_per_byte
+      << " GB/s between nodes (ping-pong between rank pairs)\n";
+  else if (comm.size() > 1)
     s << "  MPI latency " << machine.latency_seconds * 1e6 << " us, bandwidth " << 1e-9 / machine.seconds_per_byte
       << " GB/s (ping-pong between rank pairs)\n";
   else

@@ -17,7 +17,7 @@ commands:
   run GRAPH (--input IN.h5 | --bind NAME=FILE.h5:/path ... | --random SEED) [--output OUT.h5]
       [--report REPORT.json] [--procs P] [--planner NAME] [--cost-model engine|paper] [--check] [--progress]
       [--objective makespan|floats|model] [--order planned|graph]
-      [--machine MACHINE.json] [--input-reads again|move]
+      [--machine MACHINE.json] [--ranks-per-node N] [--input-reads again|move]
       [--comm-buffer-limit BYTES] [--memory-limit BYTES] [--transitions auto|point-to-point|collectives]
       [--no-warm-memory] [--random-density D] [--sparse-tile T] [--drop-zero-blocks] [--sparse-output]
       Runs the EinSum graph file GRAPH on every rank. Inputs are the root datasets of IN.h5 named like the
@@ -43,6 +43,9 @@ commands:
       per rank (the dry run's estimate) fit, or fails naming the shortfall. --transitions: how operands
       move between layouts that are distributed types on the ranks (auto, the default: the faster of the
       point-to-point exchange and synthesized MPI collectives by an alpha-beta model; or force one).
+      Under a machine file of two levels (node_latency_seconds, node_seconds_per_byte) a message between
+      ranks of one node is priced at the node's rates: ranks r and s share a node when r/N == s/N, N from
+      --ranks-per-node (a simulated map), else the nodes MPI finds (run), else the file's ranks_per_node.
       Before the inputs are read, every block and buffer the run will use is taken and touched once, so
       that no page is first touched while timed; --no-warm-memory skips that.
       Inputs declared `sparse` are block-sparse: their shapes come from the datasets NAME.mask or NAME.norms
@@ -53,12 +56,12 @@ commands:
       [--random SEED] [--check] [--report REPORT.json] [--progress] [--comm-buffer-limit BYTES]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--no-warm-memory]
       [--objective makespan|floats|model] [--order planned|graph]
-      [--machine MACHINE.json] [--input-reads again|move]
+      [--machine MACHINE.json] [--ranks-per-node N] [--input-reads again|move]
       Runs (A×B) + (C×(D×E)) like `run --random` (default seed 1): square, all S×S, or skewed, A S×S/10,
       B S/10×S, C S×S/10, D S/10×10S, E 10S×S; then prints seconds, GFLOP/s and floats moved.
   plan GRAPH [--procs P] [--ranks R] [--planner NAME] [--cost-model engine|paper]
       [--objective makespan|floats|model] [--order planned|graph]
-      [--machine MACHINE.json] [--input-reads again|move]
+      [--machine MACHINE.json] [--ranks-per-node N] [--input-reads again|move]
       [--memory-limit BYTES] [--transitions auto|point-to-point|collectives] [--format text|json|dot]
       [--input IN.h5 | --random SEED --random-density D] [--sparse-tile T] [--drop-zero-blocks]
       Prints the partition vector and predicted cost (floats moved: join, aggregation, repartition)
@@ -78,10 +81,11 @@ commands:
       element of the target on every rank (exit 1 on a mismatch) and prints the median time of --reps runs
       (default 5) of it, of allgather+slice and of the point-to-point redistribution on the same data.
 
-  calibrate [--output MACHINE.json] [--reps N]
+  calibrate [--output MACHINE.json] [--reps N] [--ranks-per-node N]
       Measures the machine model's rates on the ranks started (MPI latency and bandwidth by ping-pong
-      between rank pairs, einrel's kernels' GFLOP/s and memory rate, HDF5 read rate per rank; each the
-      slowest rank's median of N, default 5) and writes them as the machine file --machine reads.
+      between rank pairs, within a node and between nodes where the ranks span several; einrel's kernels'
+      GFLOP/s and memory rate, HDF5 read rate per rank; each the slowest rank's median of N, default 5)
+      and writes them as the machine file --machine reads. Nodes as MPI finds them, or of --ranks-per-node.
 
   grad GRAPH --loss L --wrt A,B,... [--output G.ein]
       Writes the gradient graph of GRAPH in the graph language (stdout without --output): its inputs, the
@@ -90,7 +94,7 @@ commands:
   train GRAPH --loss L --params W1,W2,... --lr LR --steps N --input IN.h5 --output OUT.h5 [--report R.json]
       [--procs P] [--planner NAME] [--cost-model engine|paper] [--transitions auto|point-to-point|collectives]
       [--objective makespan|floats|model] [--order planned|graph]
-      [--machine MACHINE.json] [--comm-buffer-limit BYTES]
+      [--machine MACHINE.json] [--ranks-per-node N] [--comm-buffer-limit BYTES]
       [--memory-limit BYTES] [--no-warm-memory]
       Plain SGD, W <- W - LR dL/dW, for N steps: forward, backward and update are one graph, planned once and
       run N times by the engine, each W kept distributed where the next step reads it. IN.h5 holds the

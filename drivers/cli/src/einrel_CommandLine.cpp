@@ -116,8 +116,16 @@ double whole_number(const std::string& s) {
   return used == s.size() ? value : std::numeric_limits<double>::quiet_NaN();
 }
 
+// --ranks-per-node: a whole number from 1 to 2^24.
+int parse_ranks_per_node(const std::string& s) {
+  const std::int64_t ranks = parse_positive(s, "ranks-per-node");
+  if (ranks > (1 << 24)) throw Error("--ranks-per-node " + s + " is more than 16777216");
+  return static_cast<int>(ranks);
+}
+
 // The planning options of `run`, `matrix-chain` and `plan`: --procs, --planner, --cost-model, --memory-limit,
-// --transitions, --input-reads, --objective, --order, --machine, --screen (where the command takes it).
+// --transitions, --input-reads, --objective, --order, --machine, --ranks-per-node, --screen (where the command
+// takes it).
 void read_planning_options(const ParsedArgs& p, engine::Options& options) {
   if (auto procs = option(p, "procs")) options.procs = parse_procs(*procs);
   if (auto planner = option(p, "planner")) options.planner = *planner;
@@ -136,6 +144,7 @@ void read_planning_options(const ParsedArgs& p, engine::Options& options) {
     options.plan_order = *order == "planned";
   }
   if (auto machine = option(p, "machine")) options.machine = read_machine_file(*machine);
+  if (auto n = option(p, "ranks-per-node")) options.machine.ranks_per_node = parse_ranks_per_node(*n);
   if (auto screen = option(p, "screen")) {
     const double value = whole_number(*screen);
     if (!(value > 0) || !std::isfinite(value))
@@ -195,11 +204,11 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_bindings(con
 
 RunOptions parse_run(const std::vector<std::string>& args) {
   const auto [rest, binds] = split_bindings(args);
-  const ParsedArgs p = parse_args(
-      rest,
-      {"input", "output", "report", "random", "procs", "planner", "cost-model", "comm-buffer-limit", "memory-limit",
-       "transitions", "input-reads", "objective", "order", "machine", "random-density", "sparse-tile", "screen"},
-      {"check", "progress", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
+  const ParsedArgs p = parse_args(rest,
+                                  {"input", "output", "report", "random", "procs", "planner", "cost-model",
+                                   "comm-buffer-limit", "memory-limit", "transitions", "input-reads", "objective",
+                                   "order", "machine", "ranks-per-node", "random-density", "sparse-tile", "screen"},
+                                  {"check", "progress", "no-warm-memory", "drop-zero-blocks", "sparse-output"}, "run");
   RunOptions options;
   options.graph = graph_argument(p, "run");
   options.input = option(p, "input");
@@ -221,7 +230,7 @@ MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
   const ParsedArgs p =
       parse_args(args,
                  {"scale", "planner", "cost-model", "procs", "dtype", "random", "report", "comm-buffer-limit",
-                  "memory-limit", "transitions", "input-reads", "objective", "order", "machine"},
+                  "memory-limit", "transitions", "input-reads", "objective", "order", "machine", "ranks-per-node"},
                  {"skewed", "check", "progress", "no-warm-memory"}, "matrix-chain");
   if (!p.positional.empty()) throw Error("matrix-chain takes no positional arguments, got '" + p.positional[0] + "'");
   const auto scale = option(p, "scale");
@@ -238,11 +247,11 @@ MatrixChainOptions parse_matrix_chain(const std::vector<std::string>& args) {
 }
 
 PlanOptions parse_plan(const std::vector<std::string>& args) {
-  const ParsedArgs p =
-      parse_args(args,
-                 {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions", "input-reads",
-                  "objective", "order", "machine", "input", "random", "random-density", "sparse-tile", "screen"},
-                 {"drop-zero-blocks"}, "plan");
+  const ParsedArgs p = parse_args(
+      args,
+      {"procs", "planner", "cost-model", "format", "ranks", "memory-limit", "transitions", "input-reads", "objective",
+       "order", "machine", "ranks-per-node", "input", "random", "random-density", "sparse-tile", "screen"},
+      {"drop-zero-blocks"}, "plan");
   PlanOptions options;
   options.graph = graph_argument(p, "plan");
   read_planning_options(p, options.engine);
@@ -315,11 +324,11 @@ double parse_rate(const std::string& s) {
 }
 
 TrainOptions parse_train(const std::vector<std::string>& args) {
-  const ParsedArgs p =
-      parse_args(args,
-                 {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner", "cost-model",
-                  "transitions", "comm-buffer-limit", "memory-limit", "objective", "order", "machine"},
-                 {"no-warm-memory"}, "train");
+  const ParsedArgs p = parse_args(
+      args,
+      {"loss", "params", "lr", "steps", "input", "output", "report", "procs", "planner", "cost-model", "transitions",
+       "comm-buffer-limit", "memory-limit", "objective", "order", "machine", "ranks-per-node"},
+      {"no-warm-memory"}, "train");
   TrainOptions options;
   options.run.graph = graph_argument(p, "train");
   for (const char* name : {"loss", "params", "lr", "steps", "input", "output"})
@@ -346,18 +355,18 @@ double parse_tolerance(const std::string& s) {
 
 IterateOptions parse_iterate(const std::vector<std::string>& args) {
   const auto [rest, binds] = split_bindings(args);
-  const ParsedArgs p = parse_args(rest, {"steps",         "carry",
-                                         "until",         "tolerance",
-                                         "checkpoint",    "checkpoint-every",
-                                         "restart",       "input",
-                                         "random",        "output",
-                                         "report",        "procs",
-                                         "planner",       "cost-model",
-                                         "transitions",   "comm-buffer-limit",
-                                         "memory-limit",  "objective",
-                                         "order",         "machine",
-                                         "screen",        "sparse-tile",
-                                         "random-density"},
+  const ParsedArgs p = parse_args(rest, {"steps",          "carry",
+                                         "until",          "tolerance",
+                                         "checkpoint",     "checkpoint-every",
+                                         "restart",        "input",
+                                         "random",         "output",
+                                         "report",         "procs",
+                                         "planner",        "cost-model",
+                                         "transitions",    "comm-buffer-limit",
+                                         "memory-limit",   "objective",
+                                         "order",          "machine",
+                                         "ranks-per-node", "screen",
+                                         "sparse-tile",    "random-density"},
                                   {"no-warm-memory", "drop-zero-blocks"}, "iterate");
   IterateOptions options;
   options.run.graph = graph_argument(p, "iterate");
@@ -396,10 +405,11 @@ IterateOptions parse_iterate(const std::vector<std::string>& args) {
 }  // namespace
 
 CalibrateOptions parse_calibrate(const std::vector<std::string>& args) {
-  const ParsedArgs p = parse_args(args, {"output", "reps"}, {}, "calibrate");
+  const ParsedArgs p = parse_args(args, {"output", "reps", "ranks-per-node"}, {}, "calibrate");
   if (!p.positional.empty()) throw Error("calibrate takes no positional arguments, got '" + p.positional[0] + "'");
   CalibrateOptions options;
   options.output = option(p, "output");
+  if (auto n = option(p, "ranks-per-node")) options.ranks_per_node = parse_ranks_per_node(*n);
   if (auto reps = option(p, "reps")) {
     const std::int64_t n = parse_positive(*reps, "reps");
     if (n > 1000) throw Error("--reps " + *reps + " is more than calibrate repeats (at most 1000)");

@@ -44,13 +44,16 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
   const std::size_t estimated =
       dry ? *std::max_element(dry->peak_memory_bytes.begin(), dry->peak_memory_bytes.end()) : 0;
   if (rank != 0) return;
+  // The node map the dry run priced messages by (docs/planner.md "Nodes"); 0: one level.
+  const int priced_nodes = options.engine.machine.two_level() ? options.engine.machine.ranks_per_node : 0;
   if (options.format == "dot") {
     out << plan_dot(fitted.graph(graph), fitted);
   } else if (options.format == "json") {
     io::JsonWriter j = io::json_report();
     write_plan(j, fitted.graph(graph), fitted);
     if (dry) {
-      j.member("num_ranks", *options.ranks).member("floats_moved", dry->total_floats_moved()).key("ranks");
+      j.member("num_ranks", *options.ranks).member("ranks_per_node", priced_nodes);
+      j.member("floats_moved", dry->total_floats_moved()).key("ranks");
       io::write_ranks(j, dry->ranks, {}, dry->peak_memory_bytes);
     }
     out << j.end_object().str();
@@ -58,8 +61,9 @@ void plan_graph(MPI_Comm comm, const PlanOptions& options, std::ostream& out) {
     out << plan_text(fitted.graph(graph), fitted);
     if (dry) {
       std::ostringstream s;
-      s << "dry run on " << *options.ranks << " ranks: " << dry->total_floats_moved()
-        << " floats moved between ranks\n";
+      s << "dry run on " << *options.ranks << " ranks";
+      if (priced_nodes > 0) s << " (nodes of " << priced_nodes << ": messages within one at the node's rates)";
+      s << ": " << dry->total_floats_moved() << " floats moved between ranks\n";
       print_rank_table(dry->ranks, s);
       s << "  estimated peak allocated bytes (blocks, kernel temporaries, exchange buffers): " << estimated
         << " on the busiest rank\n";

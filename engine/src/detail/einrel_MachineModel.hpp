@@ -14,9 +14,18 @@ namespace einrel::engine {
 // what favours one collective call over many messages. A kernel call takes the longer of its flops at
 // `flops_per_second` and the bytes of its operand and output blocks at `memory_bytes_per_second` (a
 // roofline), plus `call_seconds`, and re-reading an input from its source `file_seconds_per_byte` per byte.
+// Two levels (docs/planner.md "Nodes"): a message between two ranks of one node (ranks r and s with
+// r / ranks_per_node == s / ranks_per_node, ranks numbered node by node as mpiexec places them by default)
+// costs `node_latency_seconds` and `node_seconds_per_byte` instead of the network's rates.
 struct MachineModel {
   double latency_seconds = 2e-6;
-  double seconds_per_byte = 1e-10;         // 10 GB/s
+  double seconds_per_byte = 1e-10;  // 10 GB/s
+  // Within a node; a machine file without them has one level (these equal the network's).
+  double node_latency_seconds = 2e-6;
+  double node_seconds_per_byte = 1e-10;
+  // Ranks per node; 0: not known, every message at the network's rates (a run finds it with
+  // MPI_COMM_TYPE_SHARED where the machine has two levels, engine::Session).
+  int ranks_per_node = 0;
   double file_seconds_per_byte = 2.5e-10;  // 4 GB/s
   double flops_per_second = 4e10;          // a core's dgemm on large blocks
   double memory_bytes_per_second = 1e10;   // a core's streaming rate
@@ -26,13 +35,30 @@ struct MachineModel {
   // What every kernel call costs besides its flops and bytes (resolving it, choosing and launching its
   // kernel): what makes thousands of small calls, such as a block-sparse vertex's, slower than their flops.
   double call_seconds = 5e-6;
+
+  // Whether where a message's ends live changes its price: nodes of several ranks and rates that differ.
+  bool two_rates() const {
+    return node_latency_seconds != latency_seconds || node_seconds_per_byte != seconds_per_byte;
+  }
+  bool two_level() const { return ranks_per_node > 1 && two_rates(); }
+  bool same_node(int r, int s) const { return ranks_per_node > 0 && r / ranks_per_node == s / ranks_per_node; }
+  // The time of `messages` messages and of `bytes` bytes one rank sends or receives, `off_node` of each
+  // to or from other nodes.
+  double message_seconds(double messages, double off_node) const {
+    return node_latency_seconds * (messages - off_node) + latency_seconds * off_node;
+  }
+  double byte_seconds(double bytes, double off_node) const {
+    return node_seconds_per_byte * (bytes - off_node) + seconds_per_byte * off_node;
+  }
 };
 
 inline bool operator==(const MachineModel& a, const MachineModel& b) {
   return a.latency_seconds == b.latency_seconds && a.seconds_per_byte == b.seconds_per_byte &&
          a.file_seconds_per_byte == b.file_seconds_per_byte && a.flops_per_second == b.flops_per_second &&
          a.memory_bytes_per_second == b.memory_bytes_per_second &&
-         a.gemm_half_rate_dimension == b.gemm_half_rate_dimension && a.call_seconds == b.call_seconds;
+         a.gemm_half_rate_dimension == b.gemm_half_rate_dimension && a.call_seconds == b.call_seconds &&
+         a.node_latency_seconds == b.node_latency_seconds && a.node_seconds_per_byte == b.node_seconds_per_byte &&
+         a.ranks_per_node == b.ranks_per_node;
 }
 
 }  // namespace einrel::engine

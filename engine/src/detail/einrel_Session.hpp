@@ -59,11 +59,15 @@ class Session {
   using Values = std::vector<std::optional<AnyDistributed<memory_space>>>;
 
   // Collective over comm: plans `graph` for comm's ranks as `options` say (choose_plan, which makes the
-  // schedule and its dry run; `carried` pairs for a step graph run again and again, partition::Carried),
+  // schedule and its dry run; `carried` pairs for a step graph run again and again, partition::Carried; a
+  // two-level machine on the nodes MPI_COMM_TYPE_SHARED finds unless options.machine.ranks_per_node names them),
   // makes this rank's steps, and checks that the ranks of each node fit in its memory (of each GPU there, for a
   // device memory space). Throws the same Error on every rank for a bad graph, planner, p or memory limit.
   Session(const comm::Communicator& comm, Graph graph, PipelineOptions options, partition::Carried carried = {})
       : comm_(comm), graph_(std::move(graph)), options_(std::move(options)), carried_(std::move(carried)) {
+    // A machine of two levels prices messages by the nodes of comm's ranks, unless told them (a simulated map).
+    MachineModel& machine = options_.machine;
+    if (machine.two_rates() && machine.ranks_per_node == 0) machine.ranks_per_node = comm::ranks_per_node(comm_);
     comm::collectively(comm_, [&] {
       fitted_.emplace(choose_plan(graph_, comm_.size(), options_, carried_));
       if (fitted_->rewrites_graph()) {  // what runs: the same inputs and outputs by name

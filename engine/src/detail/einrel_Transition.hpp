@@ -96,6 +96,8 @@ class TransitionChooser {
                                                std::size_t element_bytes);
   Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
                          std::size_t element_bytes);
+  // What the volumes count the off-node part by: the model's ranks per node where it has two levels, else 0.
+  int ranks_per_node() const { return model_.two_level() ? model_.ranks_per_node : 0; }
   // as_dist_type of the layout with this signature on the mesh, found once.
   const std::optional<redistribute::mesh::DistType>& type_of(const redistribute::BlockLayout& layout,
                                                              const std::vector<Extent>& signature);

@@ -108,11 +108,13 @@ class RedistributionPlan {
 // The elements every rank sends to and receives from other ranks when a tensor moves from `from` to
 // `to`, indexed by rank: what RedistributionPlan(from, to, r, ...) gives as elements_sent() and
 // elements_received() for each r, counted in one pass over the target blocks' copies instead of R plans
-// (the engine's dry run for any number of ranks).
+// (the engine's dry run for any number of ranks). Given `ranks_per_node` > 0, also the part of each that goes
+// to or comes from a rank on another node (ranks r and s share one when r / ranks_per_node == s / ranks_per_node).
 struct ExchangeVolumes {
   std::vector<Extent> sent, received;
+  std::vector<Extent> sent_off_node, received_off_node;  // empty unless counted
 };
-ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to);
+ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to, int ranks_per_node = 0);
 
 // Calls f(piece, begin, end) for every piece of `stream` holding elements of stream range [first, last):
 // [begin, end) is the part of the piece's own C-order enumeration in that range. Packing a message and

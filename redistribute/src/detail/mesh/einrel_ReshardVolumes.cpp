@@ -3,41 +3,96 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 namespace einrel::redistribute::mesh {
 
-ExchangeVolumes reshard_volumes(const ReshardPlan& plan) {
-  MeshState state(plan.primes, prime_factored(plan.from, plan.mesh));
+namespace {
+
+// Per rank, whether the group of a collective over `axes` that holds it in `state` (after the step's
+// bring_to_front, as step_group forms it) holds a rank of another node.
+std::vector<char> groups_across_nodes(const MeshState& state, const std::vector<std::string>& axes,
+                                      int ranks_per_node) {
   const int R = state.ranks();
-  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0)};
-  auto everyone = [&](Extent n) {
-    for (int r = 0; r < R; ++r) v.sent[r] += n, v.received[r] += n;
-  };
+  std::vector<int> id(static_cast<std::size_t>(R)), first(static_cast<std::size_t>(R), R),
+      last(static_cast<std::size_t>(R), -1);
+  for (int r = 0; r < R; ++r) {
+    const auto g = static_cast<std::size_t>(id[r] = state.group_id(r, axes));
+    first[g] = std::min(first[g], r / ranks_per_node), last[g] = std::max(last[g], r / ranks_per_node);
+  }
+  std::vector<char> across(static_cast<std::size_t>(R));
+  for (int r = 0; r < R; ++r) across[r] = first[id[r]] != last[id[r]];
+  return across;
+}
+
+// Walks `plan` as execute_reshard does, calling f(step, state before it) for every step.
+template <class F>
+void walk_steps(const ReshardPlan& plan, F&& f) {
+  MeshState state(plan.primes, prime_factored(plan.from, plan.mesh));
   for (const ReshardStep& step : plan.steps) {
+    if (step.op == Collective::allgather || step.op == Collective::alltoall)
+      state.bring_to_front(step.dims[0], step.axes);
+    f(step, state);
+    advance(state, step);
+  }
+}
+
+}  // namespace
+
+ExchangeVolumes reshard_volumes(const ReshardPlan& plan, int ranks_per_node) {
+  const int R = static_cast<int>(plan.primes.size());
+  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0), {}, {}};
+  if (ranks_per_node > 0) v.sent_off_node.assign(R, 0), v.received_off_node.assign(R, 0);
+  walk_steps(plan, [&](const ReshardStep& step, const MeshState& state) {
     const Extent tile = local_size(state.type(), plan.primes), n = group_size(step, plan.primes);
+    Extent each = 0;  // what every member sends and receives in a collective step
     switch (step.op) {
       case Collective::allgather:
-        everyone((n - 1) * tile);
+        each = (n - 1) * tile;
         break;
       case Collective::alltoall:
       case Collective::reducescatter:
-        everyone(tile / n * (n - 1));
+        each = tile / n * (n - 1);
         break;
       case Collective::allreduce:
-        everyone(2 * (tile / n * (n - 1)));
+        each = 2 * (tile / n * (n - 1));
         break;
       case Collective::dynslice:
         break;
       case Collective::allpermute: {
         const std::vector<int> source = state.permutation_sources(step.after);
-        for (int r = 0; r < R; ++r)
-          if (source[r] != r) v.received[r] += tile, v.sent[source[r]] += tile;
+        for (int r = 0; r < R; ++r) {
+          if (source[r] == r) continue;
+          v.received[r] += tile, v.sent[source[r]] += tile;
+          if (ranks_per_node > 0 && r / ranks_per_node != source[r] / ranks_per_node)
+            v.received_off_node[r] += tile, v.sent_off_node[source[r]] += tile;
+        }
         break;
       }
     }
-    advance(state, step);
-  }
+    if (each == 0) return;
+    for (int r = 0; r < R; ++r) v.sent[r] += each, v.received[r] += each;
+    if (ranks_per_node <= 0) return;
+    const std::vector<char> across = groups_across_nodes(state, step.axes, ranks_per_node);
+    for (int r = 0; r < R; ++r)
+      if (across[r]) v.sent_off_node[r] += each, v.received_off_node[r] += each;
+  });
   return v;
+}
+
+std::vector<bool> steps_across_nodes(const ReshardPlan& plan, int ranks_per_node) {
+  std::vector<bool> across;
+  walk_steps(plan, [&](const ReshardStep& step, const MeshState& state) {
+    bool any = false;
+    if (step.op == Collective::allpermute) {
+      const std::vector<int> source = state.permutation_sources(step.after);
+      for (int r = 0; r < state.ranks() && !any; ++r) any = r / ranks_per_node != source[r] / ranks_per_node;
+    } else if (step.op != Collective::dynslice) {
+      for (char a : groups_across_nodes(state, step.axes, ranks_per_node)) any = any || a;
+    }
+    across.push_back(any);
+  });
+  return across;
 }
 
 std::vector<std::vector<Extent>> reshard_temporaries(const ReshardPlan& plan) {
