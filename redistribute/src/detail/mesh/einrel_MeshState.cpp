@@ -118,6 +118,19 @@ int MeshState::group_id(int rank, const std::vector<std::string>& axes) const {
   return id;
 }
 
+std::vector<int> MeshState::group_ids(const std::vector<std::string>& axes) const {
+  std::vector<std::size_t> others;  // the axes not in `axes`, major first, as group_id numbers them
+  for (std::size_t k = naxes_; k-- > 0;)
+    if (std::find(axes.begin(), axes.end(), mesh_.axes()[k].name) == axes.end()) others.push_back(k);
+  std::vector<int> ids(static_cast<std::size_t>(ranks_), 0);
+  for (int r = 0; r < ranks_; ++r) {
+    int id = 0;
+    for (std::size_t k : others) id = id * mesh_.axes()[k].size + coordinate(r, k);
+    ids[static_cast<std::size_t>(r)] = id;
+  }
+  return ids;
+}
+
 std::vector<int> MeshState::group(int rank, const std::vector<std::string>& axes) const {
   const int id = group_id(rank, axes);
   const Strides along_axes = strides(axes);

@@ -34,6 +34,8 @@ class MeshState {
   std::vector<int> group(int rank, const std::vector<std::string>& axes) const;
   // Which group of a collective over `axes` `rank` is in: its coordinates on the other axes as one number.
   int group_id(int rank, const std::vector<std::string>& axes) const;
+  // group_id of every rank, by rank (the axes looked up once).
+  std::vector<int> group_ids(const std::vector<std::string>& axes) const;
   int position(int rank, const std::vector<std::string>& axes) const;
 
   // The type changes of the collectives (the data movement is the caller's): each moves `axes` to the

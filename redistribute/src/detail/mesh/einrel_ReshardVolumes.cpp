@@ -14,10 +14,10 @@ namespace {
 std::vector<char> groups_across_nodes(const MeshState& state, const std::vector<std::string>& axes,
                                       int ranks_per_node) {
   const int R = state.ranks();
-  std::vector<int> id(static_cast<std::size_t>(R)), first(static_cast<std::size_t>(R), R),
-      last(static_cast<std::size_t>(R), -1);
+  const std::vector<int> id = state.group_ids(axes);
+  std::vector<int> first(static_cast<std::size_t>(R), R), last(static_cast<std::size_t>(R), -1);
   for (int r = 0; r < R; ++r) {
-    const auto g = static_cast<std::size_t>(id[r] = state.group_id(r, axes));
+    const auto g = static_cast<std::size_t>(id[r]);
     first[g] = std::min(first[g], r / ranks_per_node), last[g] = std::max(last[g], r / ranks_per_node);
   }
   std::vector<char> across(static_cast<std::size_t>(R));
