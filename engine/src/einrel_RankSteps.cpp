@@ -113,6 +113,17 @@ void kernel_and_reduction_steps(const Schedule& schedule, VertexId v, int rank, 
 
 }  // namespace
 
+const redistribute::RedistributionPlan& exchange_plan(const OperandSteps& op, const redistribute::BlockLayout& from,
+                                                      const redistribute::BlockLayout& to, int rank,
+                                                      std::size_t element_bytes,
+                                                      const redistribute::ExchangeLimits& limits) {
+  const redistribute::RedistributionPlan* kept = op.exchange.get();
+  if (!kept || kept->rank() != rank || kept->element_bytes() != element_bytes || !(kept->limits() == limits) ||
+      !(kept->from_grid() == from.grid()) || !(kept->to_grid() == to.grid()) || kept->num_ranks() != from.num_ranks())
+    op.exchange = std::make_shared<const redistribute::RedistributionPlan>(from, to, rank, element_bytes, limits);
+  return *op.exchange;
+}
+
 bool operator==(const OperandSteps& a, const OperandSteps& b) {
   return a.operand == b.operand && a.source == b.source && a.same_as == b.same_as && a.new_blocks == b.new_blocks &&
          a.shared_blocks == b.shared_blocks && a.floats_sent == b.floats_sent &&

@@ -40,7 +40,12 @@ Extent elements_with(const std::vector<PeerStream>& streams, int peer) {
 
 RedistributionPlan::RedistributionPlan(const BlockLayout& from, const BlockLayout& to, int rank,
                                        std::size_t element_bytes, const ExchangeLimits& limits)
-    : from_(from), to_(to), rank_(rank), element_bytes_(element_bytes) {
+    : from_grid_(from.grid()),
+      to_grid_(to.grid()),
+      num_ranks_(from.num_ranks()),
+      rank_(rank),
+      limits_(limits),
+      element_bytes_(element_bytes) {
   if (from.grid().bound() != to.grid().bound())
     throw Error("cannot redistribute between bounds " + to_string(from.grid().bound()) + " and " +
                 to_string(to.grid().bound()));
@@ -88,7 +93,7 @@ RedistributionPlan::RedistributionPlan(const BlockLayout& from, const BlockLayou
 }
 
 void RedistributionPlan::plan_rounds(const ExchangeLimits& limits) {
-  const int R = from_.num_ranks();
+  const int R = num_ranks_;
   const Extent cap = limits.buffer_bytes > 0 ? static_cast<Extent>(limits.buffer_bytes / element_bytes_) : 0;
   const Extent chunk = cap > 0 ? std::min<Extent>(limits.max_message_elements, cap / 2) : limits.max_message_elements;
   Round round;

@@ -515,6 +515,57 @@ TEST(TEST_CATEGORY, WarmMemoryTouchesTheVendorGemmWorkspace) {
   expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
 }
 
+// A step list keeps each exchange's plan: the warm-up makes it, every execution and every vertex of the step
+// class reuse it (one object), and other limits make it anew; the results are the reference's each time.
+TEST(TEST_CATEGORY, ExchangePlansAreMadeOncePerStepList) {
+  const Communicator comm(MPI_COMM_WORLD);
+  // Two products of one cut reading A·B's result in another layout: each of D and E exchanges C.
+  const Graph g = parse_graph(R"(input A f64[24,20]
+input B f64[20,28]
+input W f64[28,16]
+C = einsum("ij,jk->ik", A, B)
+D = einsum("ik,kl->il", C, W)
+E = einsum("ik,kl->il", C, W)
+output D
+output E
+)",
+                              "plans.ein");
+  const int R = comm.size();
+  const std::vector<partition::PartitionVector> cut{{},
+                                                    {},
+                                                    {},
+                                                    partition::PartitionVector("ijk", {R, 1, 1}),
+                                                    partition::PartitionVector("ikl", {1, R, 1}),
+                                                    partition::PartitionVector("ikl", {1, R, 1})};
+  const engine::Schedule schedule(g, cut, R, engine::TransitionPolicy::point_to_point);
+  const Values whole = whole_inputs<double>(g, 11, -1, 1);
+  redistribute::Exchange<TEST_MEMSPACE> exchange(comm);
+  const engine::RankSteps steps = engine::rank_steps(g, schedule, comm.rank());
+  std::vector<const engine::OperandSteps*> exchanged;  // C's moves to D and E, if the class is shared
+  for (const engine::VertexSteps& v : steps.vertices)
+    for (const engine::OperandSteps& op : v.work->operands)
+      if (op.source == engine::OperandSource::exchange) exchanged.push_back(&op);
+  ASSERT_FALSE(exchanged.empty());
+  engine::warm_memory(TEST_EXECSPACE{}, exchange, g, schedule, steps);
+  std::vector<const redistribute::RedistributionPlan*> made;
+  for (const engine::OperandSteps* op : exchanged) {
+    ASSERT_TRUE(op->exchange) << "the warm-up made no plan";
+    made.push_back(op->exchange.get());
+  }
+  for (int run = 0; run < 2; ++run) {
+    const auto result =
+        engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, steps, scatter<double>(comm, g, schedule, whole));
+    expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
+    for (std::size_t i = 0; i < exchanged.size(); ++i) EXPECT_EQ(exchanged[i]->exchange.get(), made[i]) << run;
+  }
+  engine::PipelineOptions smaller;
+  smaller.max_message_elements = 3;
+  const auto result = engine::execute(TEST_EXECSPACE{}, exchange, g, schedule, steps,
+                                      scatter<double>(comm, g, schedule, whole), smaller);
+  expect_reference_outputs<double>(g, schedule, result, whole, 1e-11);
+  for (const engine::OperandSteps* op : exchanged) EXPECT_EQ(op->exchange->limits().max_message_elements, 3);
+}
+
 // With no free buffers cached (so the pool frees what no block uses before each fresh allocation), what
 // the pool and the exchange hold at their peaks over the warm-up, the inputs and the execution is the dry
 // run's estimate of this rank's memory, to within 10 % (the exchange buffers are estimated from each

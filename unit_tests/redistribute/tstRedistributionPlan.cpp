@@ -28,10 +28,13 @@ bool same_pieces(const std::vector<Piece>& a, const std::vector<Piece>& b) {
 }
 
 // Every element of every target copy on `rank` is written exactly once, from inside both blocks.
-void check_coverage(const RedistributionPlan& plan) {
-  const BlockGrid &from = plan.from().grid(), &to = plan.to().grid();
+void check_coverage(const RedistributionPlan& plan, const BlockLayout& source, const BlockLayout& target_layout) {
+  ASSERT_EQ(plan.from_grid(), source.grid());
+  ASSERT_EQ(plan.to_grid(), target_layout.grid());
+  ASSERT_EQ(plan.num_ranks(), source.num_ranks());
+  const BlockGrid &from = plan.from_grid(), &to = plan.to_grid();
   std::map<Extent, std::vector<int>> written;
-  for (Extent t : plan.to().blocks_of(plan.rank())) written[t].assign(to.box(to.key(t)).size(), 0);
+  for (Extent t : target_layout.blocks_of(plan.rank())) written[t].assign(to.box(to.key(t)).size(), 0);
   auto mark = [&](const Piece& p) {
     const Box target = to.box(to.key(p.target_block));
     ASSERT_EQ(intersect(p.box, from.box(from.key(p.source_block))), p.box);
@@ -41,12 +44,12 @@ void check_coverage(const RedistributionPlan& plan) {
     test::for_each_element(p.box, target.extents(), target.lo, [&](Extent flat) { ++written[p.target_block][flat]; });
   };
   for (const Piece& p : plan.local()) {
-    EXPECT_TRUE(plan.from().placement().holds(plan.rank(), p.source_block));
+    EXPECT_TRUE(source.placement().holds(plan.rank(), p.source_block));
     mark(p);
   }
   for (const auto& s : plan.receives()) {
     EXPECT_NE(s.peer, plan.rank());
-    EXPECT_TRUE(plan.from().placement().holds(s.peer, s.pieces.front().source_block));
+    EXPECT_TRUE(source.placement().holds(s.peer, s.pieces.front().source_block));
     for (const Piece& p : s.pieces) mark(p);
   }
   for (const auto& [block, counts] : written)
@@ -72,7 +75,7 @@ void check_plans(const BlockLayout& from, const BlockLayout& to, const ExchangeL
     const RedistributionPlan& plan = plans[r];
     SCOPED_TRACE("rank " + std::to_string(r) + " of " + std::to_string(R) + " from " + test::describe(from) + " to " +
                  test::describe(to));
-    check_coverage(plan);
+    check_coverage(plan, from, to);
     sent += plan.elements_sent();
     received += plan.elements_received();
     for (const auto& s : plan.sends()) {

@@ -2,6 +2,7 @@
 #define EINREL_RANKSTEPS_HPP
 
 #include <einrel_Graph.hpp>
+#include <einrel_RedistributionPlan.hpp>
 #include <einrel_Schedule.hpp>
 
 #include <memory>
@@ -40,7 +41,18 @@ struct OperandSteps {
   std::vector<std::pair<Extent, Extent>> shared_blocks;
   Extent floats_sent = 0, floats_received = 0;  // this rank's share of the transition
   Extent floats_read = 0;                       // read again from the input's source (OperandSource::read)
+  // OperandSource::exchange: this rank's plan of it as exchange_plan last made it; not part of the steps.
+  mutable std::shared_ptr<const redistribute::RedistributionPlan> exchange;
 };
+
+// This rank's exchange plan for `op` (OperandSource::exchange) from `from` to `to`: made the first time the
+// step list needs it (warm-up or first execution) and kept in `op`, so that later executions and the other
+// vertices of its step class (which share `op`: one transition object, so the same layouts) reuse it rather than
+// walk every block and peer again; made anew where the rank, element size, limits or grids differ.
+const redistribute::RedistributionPlan& exchange_plan(const OperandSteps& op, const redistribute::BlockLayout& from,
+                                                      const redistribute::BlockLayout& to, int rank,
+                                                      std::size_t element_bytes,
+                                                      const redistribute::ExchangeLimits& limits);
 
 // A block of a streamed operand (OperandSource::stream): (operand, block id of its operand_layout).
 using StreamedBlock = std::pair<std::size_t, Extent>;

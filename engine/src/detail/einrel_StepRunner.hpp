@@ -154,7 +154,7 @@ class StepRunner {
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     VertexMeasure& measure = result_.vertices[s.vertex];
     PhaseRegion region(vertex.name, "redistribute");
-    std::vector<std::optional<redistribute::RedistributionPlan>> plans(s.work->operands.size());
+    std::vector<const redistribute::RedistributionPlan*> plans(s.work->operands.size(), nullptr);
     comm::collectively(comm_, [&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
       for (const OperandSteps& op : s.work->operands) {
@@ -166,7 +166,8 @@ class StepRunner {
         const D<S>& from = std::get<D<S>>(*result_.values[vertex.inputs[op.operand]]);
         operands[op.operand].emplace(comm_, vs.operand_layout(op.operand), operand_blocks<S>(vertex, vs, op, from));
         if (op.source == OperandSource::exchange)
-          plans[op.operand].emplace(from.layout(), vs.operand_layout(op.operand), comm_.rank(), sizeof(S), limits_);
+          plans[op.operand] =
+              &exchange_plan(op, from.layout(), vs.operand_layout(op.operand), comm_.rank(), sizeof(S), limits_);
       }
       sample(with<S>(operands));
     });

@@ -139,8 +139,8 @@ class WarmWalk {
       std::vector<Block<S>> scratch;
       for (Extent n : schedule_.transition(v, op.operand).scratch) scratch.push_back(take<S>({n}));
     } else if (op.source == OperandSource::exchange) {
-      const redistribute::RedistributionPlan plan(schedule_.layout(producer), to, exchange_.comm().rank(), sizeof(S),
-                                                  options_.exchange_limits());
+      const redistribute::RedistributionPlan& plan = exchange_plan(
+          op, schedule_.layout(producer), to, exchange_.comm().rank(), sizeof(S), options_.exchange_limits());
       exchange_.prepare(exec_, plan, sizeof(S));
       for (const auto* streams : {&plan.sends(), &plan.receives()})
         for (const redistribute::PeerStream& stream : *streams) peers_.insert(stream.peer);
@@ -210,8 +210,9 @@ class WarmWalk {
 // execution of `steps` on this rank will take, grows `exchange`'s buffers to each redistribution's needs,
 // takes each kind of kernel call's temporaries and touches the vendor BLAS' packing buffers, so that execute
 // then first-touches no page (docs/engine.md "Memory"). Afterwards the pool's cache and the exchange buffers
-// stay allocated. Call it before loading the inputs, whose blocks then come from the cache too. Returns the
-// ranks this rank's steps exchange point-to-point messages with (prepare_messages).
+// stay allocated. Call it before loading the inputs, whose blocks then come from the cache too. The exchange
+// plans it makes stay in `steps` for execute (exchange_plan). Returns the ranks this rank's steps exchange
+// point-to-point messages with (prepare_messages).
 template <class ExecutionSpace>
 std::set<int> warm_memory(const ExecutionSpace& exec,
                           redistribute::Exchange<typename ExecutionSpace::memory_space>& exchange, const Graph& graph,

@@ -83,7 +83,7 @@ class Exchange {
   }
 
   // Collective over the communicator: every rank calls it with its own plan of the same two layouts.
-  // `source` holds this rank's blocks of plan.from(), `target` this rank's blocks of plan.to(), keyed by
+  // `source` holds this rank's blocks of the plan's source layout, `target` its blocks of the target layout, keyed by
   // grid keys; target elements are overwritten, source blocks are only read. Returns after the target
   // blocks are complete (fenced). Throws Error before any message is posted when a block is missing or
   // mis-shaped, or when the plan was made for another rank or communicator size.
@@ -238,8 +238,8 @@ class Exchange<MemorySpace>::Run {
         plan_(plan),
         source_(source),
         target_(target),
-        from_(plan.from().grid()),
-        to_(plan.to().grid()),
+        from_(plan.from_grid()),
+        to_(plan.to_grid()),
         send_buffer_(reinterpret_cast<Scalar*>(x.send_.data()), send_bytes / sizeof(Scalar)),
         receive_buffer_(reinterpret_cast<Scalar*>(x.receive_.data()), receive_bytes / sizeof(Scalar)),
         send_mpi_(reinterpret_cast<Scalar*>(direct ? x.send_.data() : x.send_host_.data())),
@@ -419,14 +419,14 @@ ExchangeStats Exchange<MemorySpace>::execute(const ExecutionSpace& exec, const R
                                              const Relation<Scalar, MemorySpace>& target) {
   static_assert(Kokkos::SpaceAccessibility<ExecutionSpace, MemorySpace>::accessible,
                 "einrel::redistribute::Exchange: the execution space must reach the blocks' memory space");
-  if (plan.rank() != comm_.rank() || plan.from().num_ranks() != comm_.size())
+  if (plan.rank() != comm_.rank() || plan.num_ranks() != comm_.size())
     throw Error("a redistribution plan for rank " + std::to_string(plan.rank()) + " of " +
-                std::to_string(plan.from().num_ranks()) + " cannot run on rank " + std::to_string(comm_.rank()) +
-                " of " + std::to_string(comm_.size()));
+                std::to_string(plan.num_ranks()) + " cannot run on rank " + std::to_string(comm_.rank()) + " of " +
+                std::to_string(comm_.size()));
   if (plan.element_bytes() != sizeof(Scalar))
     throw Error("a redistribution plan for " + std::to_string(plan.element_bytes()) + "-byte elements cannot move " +
                 std::to_string(sizeof(Scalar)) + "-byte ones");
-  const BlockGrid &from = plan.from().grid(), &to = plan.to().grid();
+  const BlockGrid &from = plan.from_grid(), &to = plan.to_grid();
   // Check every block the plan touches before anything is posted, so a bad call fails on its own rank
   // without leaving messages in flight.
   for (const PeerStream& s : plan.sends())

@@ -51,6 +51,9 @@ struct ExchangeLimits {
   std::size_t buffer_bytes = 0;
   Extent max_message_elements = INT_MAX;
 };
+inline bool operator==(const ExchangeLimits& a, const ExchangeLimits& b) {
+  return a.buffer_bytes == b.buffer_bytes && a.max_message_elements == b.max_message_elements;
+}
 
 // What one rank does to move a tensor from one layout to another of the same bound (COSTA's local plan
 // from two layouts): computed from the two layouts alone, with no communication, since every rank
@@ -71,10 +74,14 @@ class RedistributionPlan {
   RedistributionPlan(const BlockLayout& from, const BlockLayout& to, int rank, std::size_t element_bytes,
                      const ExchangeLimits& limits = {});
 
-  const BlockLayout& from() const { return from_; }
-  const BlockLayout& to() const { return to_; }
+  // The two layouts' grids and ranks: what executing the plan needs of them (a plan kept across executions
+  // holds no O(blocks) placement).
+  const BlockGrid& from_grid() const { return from_grid_; }
+  const BlockGrid& to_grid() const { return to_grid_; }
+  int num_ranks() const { return num_ranks_; }
   int rank() const { return rank_; }
   std::size_t element_bytes() const { return element_bytes_; }
+  const ExchangeLimits& limits() const { return limits_; }
   const std::vector<PeerStream>& sends() const { return sends_; }        // by increasing peer
   const std::vector<PeerStream>& receives() const { return receives_; }  // by increasing peer
   const std::vector<Piece>& local() const { return local_; }             // copies within this rank
@@ -97,8 +104,10 @@ class RedistributionPlan {
   static const PeerStream& stream(const std::vector<PeerStream>& streams, int peer);
   void plan_rounds(const ExchangeLimits& limits);
 
-  BlockLayout from_, to_;
+  BlockGrid from_grid_, to_grid_;
+  int num_ranks_;
   int rank_;
+  ExchangeLimits limits_;
   std::size_t element_bytes_;
   std::vector<PeerStream> sends_, receives_;
   std::vector<Piece> local_, absent_;
