@@ -36,7 +36,7 @@ struct Options {
   // --order planned|graph: whether the planner weighs other orders of the graph's n-ary einsums with the
   // partitions (makespan objective only; docs/planner.md "Contraction order") or keeps the graph's (fewest flops).
   bool plan_order = true;
-  MachineModel machine;                                        // --machine FILE (einrel calibrate)
+  MachineModel machine;  // --machine FILE (einrel calibrate), --ranks-per-node N (machine.ranks_per_node)
   TransitionPolicy transitions = TransitionPolicy::automatic;  // --transitions
   std::optional<std::size_t> memory_limit;  // --memory-limit: bytes per rank the plan must fit (choose_plan)
   // --screen EPS: block products of operand norms below EPS are skipped and result blocks whose norm bound is
