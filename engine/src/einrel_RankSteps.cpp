@@ -56,7 +56,7 @@ void operand_steps(const Graph& graph, const Schedule& schedule, VertexId v, std
   op.floats_received = transition.volumes.received[static_cast<std::size_t>(rank)];
   if (transition.path == TransitionPath::collectives) {
     op.source = OperandSource::collectives;
-    const auto [tile, source_tile] = transition.tiles[static_cast<std::size_t>(rank)];
+    const auto [tile, source_tile] = collective_tiles(transition, rank);
     if (keeps_source_tile(transition, rank))
       op.shared_blocks.emplace_back(tile, source_tile);
     else

@@ -47,6 +47,12 @@ bool keeps_source_tile(const Transition& transition, int rank) {
          transition.plan->steps[0].op == Collective::allpermute && transition.volumes.received[rank] == 0;
 }
 
+std::pair<Extent, Extent> collective_tiles(const Transition& transition, int rank) {
+  const redistribute::mesh::DeviceMesh& mesh = transition.plan.value().mesh;
+  return {redistribute::mesh::tile_id(transition.to_tile_weights, mesh, rank),
+          redistribute::mesh::tile_id(transition.from_tile_weights, mesh, rank)};
+}
+
 redistribute::mesh::DeviceMesh rank_mesh(int ranks) {
   return redistribute::mesh::DeviceMesh({{"r", ranks}}).prime_factored();
 }
@@ -57,8 +63,7 @@ namespace {
 // its node at the node's rate and the rest at the network's (docs/planner.md "Nodes").
 double busiest_byte_seconds(const ExchangeVolumes& v, std::size_t element_bytes, const MachineModel& model) {
   if (v.sent_off_node.empty()) {
-    Extent most = 0;
-    for (std::size_t r = 0; r < v.sent.size(); ++r) most = std::max({most, v.sent[r], v.received[r]});
+    const Extent most = std::max(v.sent.max(), v.received.max());
     return model.seconds_per_byte * static_cast<double>(most) * static_cast<double>(element_bytes);
   }
   auto d = [&](Extent n) { return static_cast<double>(n) * static_cast<double>(element_bytes); };
@@ -69,9 +74,7 @@ double busiest_byte_seconds(const ExchangeVolumes& v, std::size_t element_bytes,
   return most;
 }
 
-bool moves(const ExchangeVolumes& v) {
-  return std::any_of(v.sent.begin(), v.sent.end(), [](Extent n) { return n > 0; });
-}
+bool moves(const ExchangeVolumes& v) { return v.sent.max() > 0; }
 
 double stages(const redistribute::mesh::ReshardStep& step, const redistribute::mesh::DeviceMesh& primes) {
   const Extent n = redistribute::mesh::group_size(step, primes);
@@ -90,6 +93,20 @@ double stages(const redistribute::mesh::ReshardStep& step, const redistribute::m
       return 0;
   }
   return 0;
+}
+
+// A bound below the model's time for any sequence of collectives between two layouts whose point-to-point
+// exchange has `v` (collective_seconds): a rank ends with its target blocks, so it receives at least what the
+// exchange sends it (exactly the elements it needs and does not hold), and a sequence that moves something
+// has a step of at least one stage. Every byte and the stage at the cheaper level's rates; lowered by 1e-9 so
+// that rounding never makes it exceed a sequence's time.
+double collectives_bound(const ExchangeVolumes& v, std::size_t element_bytes, const MachineModel& model) {
+  const Extent most = v.received.max();
+  const double bytes = static_cast<double>(most) * static_cast<double>(element_bytes);
+  const bool two = model.two_level();
+  const double latency = two ? std::min(model.latency_seconds, model.node_latency_seconds) : model.latency_seconds;
+  const double per_byte = two ? std::min(model.seconds_per_byte, model.node_seconds_per_byte) : model.seconds_per_byte;
+  return (latency + per_byte * bytes) * (1 - 1e-9);
 }
 
 }  // namespace
@@ -132,66 +149,83 @@ Transition TransitionChooser::collectives(const redistribute::mesh::DistType& fr
   const std::shared_ptr<const redistribute::mesh::ReshardPlan> memo =
       redistribute::mesh::memoized_reshard(mesh_, from, to);
   const redistribute::mesh::ReshardPlan& plan = *memo;
-  Transition t{
-      TransitionPath::collectives, plan, redistribute::mesh::reshard_volumes(plan, ranks_per_node()), 0, {}, {}};
+  Transition t{TransitionPath::collectives,
+               plan,
+               redistribute::mesh::reshard_volumes(plan, ranks_per_node()),
+               0,
+               redistribute::mesh::tile_weights(plan.to, plan.mesh),
+               redistribute::mesh::tile_weights(plan.from, plan.mesh),
+               {}};
   t.seconds = collective_seconds(plan, t.volumes, element_bytes, model_);
-  // The layouts' grids are the types' (as_dist_type, as_partial_type): tile ids are their block ids.
-  const std::vector<Extent> to_ids = redistribute::mesh::tile_ids(plan.to, plan.mesh),
-                            from_ids = redistribute::mesh::tile_ids(plan.from, plan.mesh);
-  for (std::size_t r = 0; r < to_ids.size(); ++r) t.tiles.emplace_back(to_ids[r], from_ids[r]);
   t.scratch = redistribute::mesh::reshard_scratch(plan);
   return t;
 }
 
+std::size_t LayoutNumbers::number(const std::shared_ptr<const BlockLayout>& layout) {
+  if (const auto known = by_address_.find(layout.get()); known != by_address_.end()) return known->second;
+  const std::uint64_t digest = layout->digest();
+  for (auto [it, last] = by_digest_.equal_range(digest); it != last; ++it)
+    if (*representatives_[it->second] == *layout) return it->second;
+  const std::size_t n = representatives_.size();
+  representatives_.push_back(layout);
+  by_address_.emplace(layout.get(), n);
+  by_digest_.emplace(digest, n);
+  return n;
+}
+
 const std::optional<redistribute::mesh::DistType>& TransitionChooser::type_of(const BlockLayout& layout,
-                                                                              const std::vector<Extent>& signature) {
-  auto [known, fresh] = types_.try_emplace(signature);
+                                                                              std::size_t number) {
+  auto [known, fresh] = types_.try_emplace(number);
   if (fresh) known->second = redistribute::mesh::as_dist_type(layout, mesh_);
   return known->second;
 }
 
-std::shared_ptr<const Transition> TransitionChooser::choose(const BlockLayout& from, const BlockLayout& to,
+std::shared_ptr<const Transition> TransitionChooser::choose(const Layout& from, const Layout& to,
                                                             std::size_t element_bytes) {
-  auto [known, fresh] = chosen_.try_emplace({{from.signature(), to.signature()}, element_bytes});
-  if (fresh)
-    known->second = std::make_shared<const Transition>(choose_anew(from, to, known->first.first, element_bytes));
+  const std::size_t f = numbers_.number(from), t = numbers_.number(to);
+  auto [known, fresh] = chosen_.try_emplace({f, t, element_bytes});
+  if (fresh) known->second = std::make_shared<const Transition>(choose_anew(*from, *to, f, t, element_bytes));
   return known->second;
 }
 
-Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, const LayoutPair& signatures,
-                                          std::size_t element_bytes) {
+Transition TransitionChooser::choose_anew(const BlockLayout& from, const BlockLayout& to, std::size_t from_number,
+                                          std::size_t to_number, std::size_t element_bytes) {
   Transition p2p{TransitionPath::point_to_point,
                  std::nullopt,
                  redistribute::exchange_volumes(from, to, ranks_per_node()),
                  0,
                  {},
+                 {},
                  {}};
   p2p.seconds = point_to_point_seconds(from, to, p2p.volumes, element_bytes, model_);
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2 || !moves(p2p.volumes)) return p2p;
-  const auto& source = type_of(from, signatures.first);
+  if (policy_ == TransitionPolicy::automatic && p2p.seconds < collectives_bound(p2p.volumes, element_bytes, model_))
+    return p2p;  // no sequence of collectives can be as fast: not synthesized
+  const auto& source = type_of(from, from_number);
   if (!source) return p2p;
-  const auto& target = type_of(to, signatures.second);
+  const auto& target = type_of(to, to_number);
   if (!target) return p2p;
   Transition coll = collectives(*source, *target, element_bytes);
   return policy_ == TransitionPolicy::collectives || coll.seconds <= p2p.seconds ? coll : p2p;
 }
 
-std::shared_ptr<const Transition> TransitionChooser::from_partials(const BlockLayout& from, AggOp op,
-                                                                   const BlockLayout& to, std::size_t element_bytes) {
-  auto [known, fresh] = from_partials_.try_emplace({{from.signature(), to.signature()}, op, element_bytes});
+std::shared_ptr<const Transition> TransitionChooser::from_partials(const Layout& from, AggOp op, const Layout& to,
+                                                                   std::size_t element_bytes) {
+  const std::size_t f = numbers_.number(from), t = numbers_.number(to);
+  auto [known, fresh] = from_partials_.try_emplace({f, t, op, element_bytes});
   if (fresh)
-    if (std::optional<Transition> t = from_partials_anew(from, op, to, std::get<0>(known->first), element_bytes))
-      known->second = std::make_shared<const Transition>(std::move(*t));
+    if (std::optional<Transition> made = from_partials_anew(*from, op, *to, f, t, element_bytes))
+      known->second = std::make_shared<const Transition>(std::move(*made));
   return known->second;
 }
 
 std::optional<Transition> TransitionChooser::from_partials_anew(const BlockLayout& from, AggOp op,
-                                                                const BlockLayout& to, const LayoutPair& signatures,
-                                                                std::size_t element_bytes) {
+                                                                const BlockLayout& to, std::size_t from_number,
+                                                                std::size_t to_number, std::size_t element_bytes) {
   if (policy_ == TransitionPolicy::point_to_point || mesh_.size() < 2) return std::nullopt;
-  const auto& source = type_of(from, signatures.first);
+  const auto& source = type_of(from, from_number);
   if (!source) return std::nullopt;
-  const auto& target = type_of(to, signatures.second);
+  const auto& target = type_of(to, to_number);
   if (!target) return std::nullopt;
   const redistribute::mesh::DistType partial = redistribute::mesh::as_partial_type(*source, mesh_, op);
   if (partial.partial.empty()) return std::nullopt;

@@ -94,6 +94,13 @@ class Schedule::TransitionPass {
 
  private:
   std::size_t element_bytes(VertexId v) const { return dtype_bytes(graph_.vertex(v).dtype); }
+  // Layouts of EinSum vertex v's schedule, owned by it (the chooser keeps the layouts it numbers alive).
+  std::shared_ptr<const BlockLayout> operand_layout(VertexId v, std::size_t k) const {
+    return {s_.vertices_[v], &s_.vertices_[v]->operand_layout(k)};
+  }
+  std::shared_ptr<const BlockLayout> output_layout(VertexId v) const {
+    return {s_.vertices_[v], &s_.vertices_[v]->output_layout()};
+  }
 
   // reduction_seconds of v's schedule, found once for the vertices that share it.
   double reduction(VertexId v) {
@@ -105,11 +112,9 @@ class Schedule::TransitionPass {
   // The model's time for producer `in` reaching its one reader as decided at its turn.
   double reaching(VertexId in, VertexId reader, std::size_t k) {
     const double reduce = s_.deferred_[in] ? 0 : reduction(in);
-    return reduce +
-           (to_reader_[in]
-                ? to_reader_[in]->seconds
-                : chooser_.choose(*s_.layouts_[in], s_.vertices_[reader]->operand_layout(k), element_bytes(in))
-                      ->seconds);
+    return reduce + (to_reader_[in]
+                         ? to_reader_[in]->seconds
+                         : chooser_.choose(s_.layouts_[in], operand_layout(reader, k), element_bytes(in))->seconds);
   }
 
   // Whether element-wise vertex v can combine two partial results as they are (deferred(v)), and then does.
@@ -128,20 +133,18 @@ class Schedule::TransitionPass {
         return;
     }
     const auto shared = std::make_shared<const BlockLayout>(s_.vertices_[P]->partial_layout());
-    const BlockLayout& partials = *shared;
-    if (!(s_.vertices_[Q]->partial_layout() == partials)) return;
+    if (!(s_.vertices_[Q]->partial_layout() == *shared)) return;
     const auto [w, k] = readers_[v][0];
     const std::size_t element = element_bytes(v);
-    std::shared_ptr<const Transition> combined = chooser_.from_partials(
-        partials, graph_.vertex(P).resolved->einsum().agg, s_.vertices_[w]->operand_layout(k), element);
+    std::shared_ptr<const Transition> combined =
+        chooser_.from_partials(shared, graph_.vertex(P).resolved->einsum().agg, operand_layout(w, k), element);
     if (!combined) return;
-    const double apart =
-        reaching(P, v, 0) + reaching(Q, v, 1) +
-        chooser_.choose(s_.vertices_[v]->output_layout(), s_.vertices_[w]->operand_layout(k), element)->seconds;
+    const double apart = reaching(P, v, 0) + reaching(Q, v, 1) +
+                         chooser_.choose(output_layout(v), operand_layout(w, k), element)->seconds;
     if (s_.policy_ != TransitionPolicy::collectives && combined->seconds > apart) return;
-    s_.vertices_[v] = std::make_shared<const VertexSchedule>(vertex, partials);
+    s_.vertices_[v] = std::make_shared<const VertexSchedule>(vertex, *shared);
     for (VertexId in : {P, Q, v}) s_.deferred_[in] = true, s_.layouts_[in] = shared;
-    for (VertexId in : {P, Q}) to_reader_[in] = chooser_.choose(partials, partials, element);  // nothing moves
+    for (VertexId in : {P, Q}) to_reader_[in] = chooser_.choose(shared, shared, element);  // nothing moves
     to_reader_[v] = std::move(combined);
   }
 
@@ -159,13 +162,12 @@ class Schedule::TransitionPass {
             memo_.moves.try_emplace({s_.vertices_[in].get(), s_.vertices_[v].get(), k, element_bytes(in)});
         if (fresh)
           known->second = {s_.vertices_[in], s_.vertices_[v],
-                           chooser_.choose(*s_.layouts_[in], s_.vertices_[v]->operand_layout(k), element_bytes(in)),
-                           false, nullptr};
+                           chooser_.choose(s_.layouts_[in], operand_layout(v, k), element_bytes(in)), false, nullptr};
         s_.transitions_[v].push_back(known->second.transition);
       } else {
-        const BlockLayout& to = s_.vertices_[v]->operand_layout(k);
-        std::shared_ptr<const Transition> moved = chooser_.choose(*s_.layouts_[in], to, element_bytes(in));
-        if (const auto read = reads_again(in, to, *moved)) {
+        const std::shared_ptr<const BlockLayout> to = operand_layout(v, k);
+        std::shared_ptr<const Transition> moved = chooser_.choose(s_.layouts_[in], to, element_bytes(in));
+        if (const auto read = reads_again(in, *to, *moved)) {
           s_.reads_again_[v][k] = true;
           s_.communication_seconds_[v] += *read;
           s_.transitions_[v].emplace_back();
@@ -181,9 +183,7 @@ class Schedule::TransitionPass {
   // is no slower); else nothing.
   std::optional<double> reads_again(VertexId in, const BlockLayout& to, const Transition& moved) const {
     if (s_.reads_ != InputReads::again || !graph_.vertex(in).is_input() || s_.carried_[in]) return std::nullopt;
-    Extent sent = 0;
-    for (Extent n : moved.volumes.sent) sent += n;
-    if (sent == 0) return std::nullopt;
+    if (moved.volumes.sent.max() == 0) return std::nullopt;
     const double read = read_seconds(in, to);
     return read <= moved.seconds ? std::optional<double>(read) : std::nullopt;
   }
@@ -214,13 +214,14 @@ class Schedule::TransitionPass {
     TransitionChoices::Choice& c = known->second;
     if (fresh) {
       c.producer = s_.vertices_[v], c.reader = s_.vertices_[w];
-      const BlockLayout& to = s_.vertices_[w]->operand_layout(k);
-      std::shared_ptr<const Transition> deferred = chooser_.from_partials(vs.partial_layout(), agg, to, element);
+      const std::shared_ptr<const BlockLayout> to = operand_layout(w, k);
+      auto partials = std::make_shared<const BlockLayout>(vs.partial_layout());
+      std::shared_ptr<const Transition> deferred = chooser_.from_partials(partials, agg, to, element);
       if (!deferred) return;
-      std::shared_ptr<const Transition> reduced = chooser_.choose(vs.output_layout(), to, element);
+      std::shared_ptr<const Transition> reduced = chooser_.choose(output_layout(v), to, element);
       c.deferred = s_.policy_ == TransitionPolicy::collectives || deferred->seconds <= reduction(v) + reduced->seconds;
       c.transition = c.deferred ? std::move(deferred) : std::move(reduced);
-      if (c.deferred) c.partials = std::make_shared<const BlockLayout>(vs.partial_layout());
+      if (c.deferred) c.partials = std::move(partials);
     }
     if (!c.transition) return;
     if (c.deferred) {

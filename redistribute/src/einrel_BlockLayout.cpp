@@ -13,24 +13,25 @@ BlockLayout::BlockLayout(BlockGrid grid, Placement placement)
                 std::to_string(grid_.num_blocks()) + " blocks " + to_string(grid_.parts()));
 }
 
-std::vector<Extent> BlockLayout::signature() const {
-  std::size_t n = 2 + static_cast<std::size_t>(placement_.num_blocks());
-  for (int d = 0; d < grid_.rank(); ++d) n += static_cast<std::size_t>(grid_.parts()[d]) + 2;
-  for (Extent b = 0; b < placement_.num_blocks(); ++b) n += static_cast<std::size_t>(placement_.num_sites(b));
-  std::vector<Extent> s;
-  s.reserve(n);
-  s.push_back(grid_.rank());
+std::uint64_t BlockLayout::digest() const {
+  std::uint64_t h = 0x243F6A8885A308D3ull;
+  auto mix = [&h](Extent x) {  // one word into the digest (a multiply-xorshift round, as in splitmix64)
+    h = (h ^ static_cast<std::uint64_t>(x)) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+  };
+  mix(grid_.rank());
   for (int d = 0; d < grid_.rank(); ++d) {
-    s.push_back(grid_.parts()[d]);
-    for (Extent k = 0; k < grid_.parts()[d]; ++k) s.push_back(grid_.offset(d, k));
-    s.push_back(grid_.bound()[d]);
+    mix(grid_.parts()[d]);
+    for (Extent k = 0; k < grid_.parts()[d]; ++k) mix(grid_.offset(d, k));
+    mix(grid_.bound()[d]);
   }
-  s.push_back(placement_.num_ranks());
+  mix(placement_.num_ranks());
   for (Extent b = 0; b < placement_.num_blocks(); ++b) {
-    s.push_back(placement_.num_sites(b));
-    for (int i = 0; i < placement_.num_sites(b); ++i) s.push_back(placement_.site(b, i));
+    const int n = placement_.num_sites(b);
+    mix(n);
+    for (int i = 0; i < n; ++i) mix(placement_.site(b, i));
   }
-  return s;
+  return h;
 }
 
 }  // namespace einrel::redistribute

@@ -51,15 +51,20 @@ Placement Placement::sites(std::vector<Extent> offsets, std::vector<int> sites, 
         throw Error("the sites of block " + std::to_string(b) + " must be distinct and increasing");
     }
   }
-  p.rank_offsets_.assign(static_cast<std::size_t>(num_ranks) + 1, 0);
-  for (int r : p.sites_) ++p.rank_offsets_[static_cast<std::size_t>(r) + 1];
-  for (int r = 0; r < num_ranks; ++r) p.rank_offsets_[r + 1] += p.rank_offsets_[r];
-  p.rank_blocks_.resize(p.sites_.size());
-  std::vector<Extent> next(p.rank_offsets_.begin(), p.rank_offsets_.end() - 1);
-  for (Extent b = 0; b < p.num_blocks_; ++b)  // blocks in increasing order within each rank
-    for (Extent i = p.offsets_[b]; i < p.offsets_[b + 1]; ++i)
-      p.rank_blocks_[static_cast<std::size_t>(next[p.sites_[static_cast<std::size_t>(i)]]++)] = b;
   return p;
+}
+
+Placement::RankIndex Placement::make_rank_index() const {
+  RankIndex index;
+  index.offsets.assign(static_cast<std::size_t>(num_ranks_) + 1, 0);
+  for (int r : sites_) ++index.offsets[static_cast<std::size_t>(r) + 1];
+  for (int r = 0; r < num_ranks_; ++r) index.offsets[r + 1] += index.offsets[r];
+  index.blocks.resize(sites_.size());
+  std::vector<Extent> next(index.offsets.begin(), index.offsets.end() - 1);
+  for (Extent b = 0; b < num_blocks_; ++b)  // blocks in increasing order within each rank
+    for (Extent i = offsets_[b]; i < offsets_[b + 1]; ++i)
+      index.blocks[static_cast<std::size_t>(next[sites_[static_cast<std::size_t>(i)]]++)] = b;
+  return index;
 }
 
 std::vector<Extent> Placement::blocks_of(int rank) const {
@@ -77,7 +82,8 @@ void Placement::blocks_of(int rank, std::vector<Extent>& blocks) const {
   } else if (kind_ == Kind::replicated) {
     for (Extent b = 0; b < num_blocks_; ++b) blocks.push_back(b);
   } else {
-    blocks.assign(rank_blocks_.begin() + rank_offsets_[rank], rank_blocks_.begin() + rank_offsets_[rank + 1]);
+    const RankIndex& index = rank_index_.get([this] { return make_rank_index(); });
+    blocks.assign(index.blocks.begin() + index.offsets[rank], index.blocks.begin() + index.offsets[rank + 1]);
   }
 }
 

@@ -127,29 +127,34 @@ void RedistributionPlan::plan_rounds(const ExchangeLimits& limits) {
 ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to, int ranks_per_node) {
   if (from.grid().bound() != to.grid().bound() || from.num_ranks() != to.num_ranks())
     throw Error("exchange volumes need two layouts of one bound over the same ranks");
-  const int R = from.num_ranks();
-  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0), {}, {}};
-  if (ranks_per_node > 0) v.sent_off_node.assign(R, 0), v.received_off_node.assign(R, 0);
+  const auto R = static_cast<std::size_t>(from.num_ranks());
+  std::vector<Extent> sent(R, 0), received(R, 0), sent_off(ranks_per_node > 0 ? R : 0, 0),
+      received_off(ranks_per_node > 0 ? R : 0, 0);
   const BlockGrid &source = from.grid(), &target = to.grid();
   // n elements of source block s reaching each reader of target block t from the copy that serves it.
   auto add = [&](Extent t, Extent s, Extent n) {
     for (int i = 0; i < to.placement().num_sites(t); ++i) {
       const int reader = to.placement().site(t, i), writer = from.placement().source_for(s, reader);
       if (writer == reader || writer < 0) continue;
-      v.sent[writer] += n;
-      v.received[reader] += n;
+      sent[writer] += n;
+      received[reader] += n;
       if (ranks_per_node > 0 && writer / ranks_per_node != reader / ranks_per_node)
-        v.sent_off_node[writer] += n, v.received_off_node[reader] += n;
+        sent_off[writer] += n, received_off[reader] += n;
     }
   };
   if (source == target) {  // the same cut: each target block is its source block (most pairs a planner costs)
     for (Extent t = 0; t < target.num_blocks(); ++t) add(t, t, target.block_size(t));
-    return v;
+  } else {
+    for (Extent t = 0; t < target.num_blocks(); ++t)
+      for_each_overlap(source, target.box(target.key(t)),
+                       [&](const std::vector<Extent>& key, const Box& box) { add(t, source.id(key), box.size()); });
   }
-  for (Extent t = 0; t < target.num_blocks(); ++t)
-    for_each_overlap(source, target.box(target.key(t)),
-                     [&](const std::vector<Extent>& key, const Box& box) { add(t, source.id(key), box.size()); });
-  return v;
+  return make_volumes(sent, received, sent_off, received_off);
+}
+
+ExchangeVolumes make_volumes(const std::vector<Extent>& sent, const std::vector<Extent>& received,
+                             const std::vector<Extent>& sent_off_node, const std::vector<Extent>& received_off_node) {
+  return {RankCounts(sent), RankCounts(received), RankCounts(sent_off_node), RankCounts(received_off_node)};
 }
 
 Extent RedistributionPlan::local_elements() const {

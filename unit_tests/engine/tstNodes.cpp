@@ -33,8 +33,8 @@ MachineModel two_levels(int ranks_per_node) {
 // Four blocks of 2 elements on ranks 0-3, moved so that block b goes to rank `to[b]`: each target block
 // gathers one message of 16 bytes.
 double exchange_seconds(const std::vector<int>& to, const MachineModel& model) {
-  const BlockLayout from(BlockGrid({8}, {4}), Placement::owners({0, 1, 2, 3}, 4));
-  const BlockLayout target(BlockGrid({8}, {4}), Placement::owners(to, 4));
+  const auto from = std::make_shared<const BlockLayout>(BlockGrid({8}, {4}), Placement::owners({0, 1, 2, 3}, 4));
+  const auto target = std::make_shared<const BlockLayout>(BlockGrid({8}, {4}), Placement::owners(to, 4));
   engine::TransitionChooser chooser(4, TransitionPolicy::point_to_point, model);
   return chooser.choose(from, target, 8)->seconds;
 }
@@ -89,7 +89,7 @@ output C
   const Schedule one_node(g, plan, 4, TransitionPolicy::collectives, two_levels(4)),
       own_nodes(g, plan, 4, TransitionPolicy::collectives, two_levels(1));
   const engine::Transition& one = one_node.transition(C, 1);
-  EXPECT_EQ(one.volumes.sent_off_node, std::vector<Extent>(4, 0));
+  EXPECT_EQ(one.volumes.sent_off_node.all(), std::vector<Extent>(4, 0));
   EXPECT_LT(one.seconds, two.seconds);
   // a rank a node (one level: ranks_per_node 1) prices all at the network's rates, as nodes of 2 do here
   EXPECT_DOUBLE_EQ(two.seconds, own_nodes.transition(C, 1).seconds);

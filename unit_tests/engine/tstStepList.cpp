@@ -366,7 +366,7 @@ TEST(StepList, TransposingReaderFindsItsBlocksInPlace) {
     const engine::Schedule schedule(g, plan, R, engine::TransitionPolicy::point_to_point);
     for (Extent b = 0; b < 4; ++b)
       EXPECT_TRUE(schedule.vertex(c).operand_layout(0).placement().holds(schedule.layout(t).owner(b), b)) << R;
-    const std::vector<Extent>& sent = schedule.transition(c, 0).volumes.sent;
+    const std::vector<Extent> sent = schedule.transition(c, 0).volumes.sent.all();
     EXPECT_EQ(std::accumulate(sent.begin(), sent.end(), Extent{0}), 0) << R;
   }
 }

@@ -54,7 +54,7 @@ TEST(Transition, DeferredReductionIsAReduceScatterIntoTheReadersTiles) {
     // reduce-scatter over both axes and an alltoall to two reduce-scatters: 5120 against 6144)
     const engine::Traffic dry = engine::dry_run(g, s), dry_p2p = engine::dry_run(g, p2p);
     EXPECT_EQ(dry.floats_moved[C], 0);
-    EXPECT_EQ(dry.floats_moved[D], total(t.volumes.sent)) << redistribute::mesh::steps_text(*t.plan);
+    EXPECT_EQ(dry.floats_moved[D], t.volumes.sent.sum()) << redistribute::mesh::steps_text(*t.plan);
     EXPECT_EQ(redistribute::mesh::steps_text(*t.plan), "reducescatter{r.0,r.1}(0) alltoall{r.0}(0->1)");
     EXPECT_LT(total(dry.floats_moved), total(dry_p2p.floats_moved));
   }
@@ -99,7 +99,7 @@ TEST(Transition, PartialResultsCombineBeforeOneReduction) {
           << redistribute::mesh::steps_text(*t.plan);
       const engine::Traffic dry = engine::dry_run(g, s);
       EXPECT_EQ(dry.floats_moved[P] + dry.floats_moved[Q] + dry.floats_moved[Y], 0);
-      EXPECT_EQ(dry.floats_moved[W], total(t.volumes.sent));
+      EXPECT_EQ(dry.floats_moved[W], t.volumes.sent.sum());
       EXPECT_EQ(dry.ranks[1].tuples, 4);  // one tuple each of P, Q, Y (its one partial block) and W
       const Schedule apart(g, two_partials_plan(), 4, TransitionPolicy::point_to_point);
       EXPECT_FALSE(apart.on_partials(Y));
@@ -184,26 +184,32 @@ TEST(Transition, PolicyNames) {
   }
 }
 
-// The chooser remembers its choices by the layouts' signatures: asked again, or for equal layouts built
-// anew, it answers what a fresh chooser answers.
+// The chooser remembers its choices by the layouts' contents: asked again, or for equal layouts built anew, it
+// answers what a fresh chooser answers.
 TEST(Transition, ChoicesAreRememberedByLayout) {
   using redistribute::BlockLayout;
-  const std::vector<std::pair<BlockLayout, BlockLayout>> pairs{
-      {BlockLayout(BlockGrid({64, 64}, {4, 1}), 4), BlockLayout(BlockGrid({64, 64}, {1, 4}), 4)},
-      {BlockLayout(BlockGrid({64, 64}, {2, 2}), 4), BlockLayout(BlockGrid({64, 64}, {4, 1}), 4)},
-      {BlockLayout(BlockGrid({64, 64}, {4, 1}), 4), BlockLayout(BlockGrid({64, 64}, {4, 1}), 4)}};
+  auto layout = [](Bound bound, std::vector<Extent> parts) {
+    return std::make_shared<const BlockLayout>(BlockGrid(std::move(bound), std::move(parts)), 4);
+  };
+  const std::vector<std::pair<std::shared_ptr<const BlockLayout>, std::shared_ptr<const BlockLayout>>> pairs{
+      {layout({64, 64}, {4, 1}), layout({64, 64}, {1, 4})},
+      {layout({64, 64}, {2, 2}), layout({64, 64}, {4, 1})},
+      {layout({64, 64}, {4, 1}), layout({64, 64}, {4, 1})}};
   for (TransitionPolicy policy : {TransitionPolicy::automatic, TransitionPolicy::collectives}) {
     engine::TransitionChooser remembering(4, policy, engine::MachineModel{});
     for (int round = 0; round < 2; ++round)
       for (const auto& [from, to] : pairs) {
         engine::TransitionChooser fresh(4, policy, engine::MachineModel{});
-        const BlockLayout from_again(from.grid(), from.placement()), to_again(to.grid(), to.placement());
+        const auto from_again = std::make_shared<const BlockLayout>(from->grid(), from->placement()),
+                   to_again = std::make_shared<const BlockLayout>(to->grid(), to->placement());
         const engine::Transition &a = *remembering.choose(from_again, to_again, 8), &b = *fresh.choose(from, to, 8);
         EXPECT_EQ(a.path, b.path);
         EXPECT_EQ(a.volumes.sent, b.volumes.sent);
         EXPECT_EQ(a.volumes.received, b.volumes.received);
         EXPECT_EQ(a.seconds, b.seconds);
-        EXPECT_EQ(a.tiles, b.tiles);
+        if (a.path == TransitionPath::collectives) {
+          for (int r = 0; r < 4; ++r) EXPECT_EQ(engine::collective_tiles(a, r), engine::collective_tiles(b, r));
+        }
         EXPECT_EQ(a.scratch, b.scratch);
         EXPECT_EQ(remembering.choose(from, to, 8), remembering.choose(from_again, to_again, 8));  // one object
         const auto pa = remembering.from_partials(from, AggOp::sum, to, 8),
@@ -214,6 +220,26 @@ TEST(Transition, ChoicesAreRememberedByLayout) {
         }
       }
   }
+}
+
+// Layouts are numbered by content, whichever object carries them, and a numbered layout stays alive: a layout
+// made after the first is dropped may take its address, and still gets its own number.
+TEST(Transition, LayoutsAreNumberedByContent) {
+  using redistribute::BlockLayout;
+  engine::LayoutNumbers numbers;
+  auto first = std::make_shared<const BlockLayout>(BlockGrid({8, 6}, {2, 3}), 3);
+  const std::size_t n = numbers.number(first);
+  EXPECT_EQ(numbers.number(first), n);
+  EXPECT_EQ(numbers.number(
+                std::make_shared<const BlockLayout>(BlockGrid({8, 6}, {2, 3}), redistribute::Placement::spread(6, 3))),
+            n);
+  first.reset();
+  for (int round = 0; round < 8; ++round) {
+    const auto other =
+        std::make_shared<const BlockLayout>(BlockGrid({8, 6}, {2, 3}), redistribute::Placement::replicated(6, 3));
+    EXPECT_NE(numbers.number(other), n);
+  }
+  EXPECT_EQ(numbers.number(std::make_shared<const BlockLayout>(BlockGrid({8, 6}, {2, 3}), 3)), n);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <thread>
 
 namespace {
 
@@ -74,7 +75,8 @@ TEST(BlockLayout, PlacementKinds) {
   EXPECT_EQ(Placement::owners({0, 0, 1, 1}, 2), Placement::spread(4, 2));
 }
 
-// An explicit placement lists each rank's blocks from an index built once: the blocks it holds, increasing.
+// An explicit placement lists each rank's blocks from an index made at the first blocks_of: the blocks it holds,
+// increasing, in the placement, in a copy made before and one made after, and when threads ask at once.
 TEST(BlockLayout, BlocksOfAnExplicitPlacementAreTheBlocksItHolds) {
   std::mt19937 gen(5);
   for (int trial = 0; trial < 20; ++trial) {
@@ -83,18 +85,26 @@ TEST(BlockLayout, BlocksOfAnExplicitPlacementAreTheBlocksItHolds) {
     for (auto& s : sites)
       for (int r = 0; r < ranks; ++r)
         if (gen() % 3 == 0) s.push_back(r);
-    const Placement p = Placement::sites(sites, ranks);
-    for (int r = 0; r < ranks; ++r) {
-      std::vector<Extent> held;
+    const Placement p = Placement::sites(sites, ranks), before = p;
+    std::vector<std::vector<Extent>> held(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r)
       for (Extent b = 0; b < p.num_blocks(); ++b)
-        if (p.holds(r, b)) held.push_back(b);
-      EXPECT_EQ(p.blocks_of(r), held) << "trial " << trial << " rank " << r;
+        if (p.holds(r, b)) held[r].push_back(b);
+    std::vector<std::vector<Extent>> listed(static_cast<std::size_t>(ranks));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) threads.emplace_back([&, r] { listed[r] = p.blocks_of(r); });
+    for (std::thread& t : threads) t.join();
+    const Placement after = p;
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_EQ(listed[r], held[r]) << "trial " << trial << " rank " << r;
+      EXPECT_EQ(before.blocks_of(r), held[r]) << "trial " << trial << " rank " << r;
+      EXPECT_EQ(after.blocks_of(r), held[r]) << "trial " << trial << " rank " << r;
     }
   }
 }
 
-// Signatures are equal exactly for equal layouts: the memo keys of the engine's transition choices.
-TEST(BlockLayout, SignaturesAreEqualExactlyForEqualLayouts) {
+// Equal layouts have equal digests (the memo keys of the engine's transition choices), and these unequal ones differ.
+TEST(BlockLayout, DigestsAreEqualExactlyForEqualLayouts) {
   const std::vector<BlockLayout> layouts{
       BlockLayout(BlockGrid({8, 6}, {2, 3}), 3),
       BlockLayout(BlockGrid({8, 6}, {2, 3}), 2),
@@ -107,7 +117,7 @@ TEST(BlockLayout, SignaturesAreEqualExactlyForEqualLayouts) {
       BlockLayout(BlockGrid({6, 8}, {2, 3}), 3),
       BlockLayout(BlockGrid({48}, {6}), 3)};
   for (const BlockLayout& a : layouts)
-    for (const BlockLayout& b : layouts) EXPECT_EQ(a.signature() == b.signature(), a == b);
+    for (const BlockLayout& b : layouts) EXPECT_EQ(a.digest() == b.digest(), a == b);
 }
 
 }  // namespace

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <numeric>
+#include <random>
 
 namespace {
 
@@ -126,6 +129,27 @@ void check_plans(const BlockLayout& from, const BlockLayout& to, const ExchangeL
       EXPECT_EQ(split.received_off_node[r], in) << "rank " << r << " of nodes of " << n;
     }
   }
+}
+
+// Per-rank counts read back as given whatever their number of distinct values: one byte an index up to 256 of
+// them, two up to 65 536, the counts themselves beyond; in runs or scattered.
+TEST(RankCounts, HoldEveryRanksCount) {
+  std::mt19937 gen(11);
+  for (std::size_t distinct : {1u, 2u, 256u, 257u, 65536u, 65537u})
+    for (bool runs : {true, false}) {
+      const std::size_t R = std::max<std::size_t>(2 * distinct, 1000);
+      std::vector<Extent> counts(R);
+      for (std::size_t r = 0; r < R; ++r) counts[r] = runs ? Extent(r * distinct / R) << 33 : Extent(r % distinct) * 7;
+      if (!runs) std::shuffle(counts.begin(), counts.end(), gen);
+      const redistribute::RankCounts held(counts);
+      ASSERT_EQ(held.size(), R);
+      EXPECT_EQ(held.all(), counts) << distinct << " distinct counts";
+      EXPECT_EQ(held.max(), *std::max_element(counts.begin(), counts.end()));
+      EXPECT_EQ(held.sum(), std::accumulate(counts.begin(), counts.end(), Extent{0}));
+      EXPECT_EQ(held, redistribute::RankCounts(counts));
+    }
+  EXPECT_TRUE(redistribute::RankCounts(std::vector<Extent>{}).empty());
+  EXPECT_EQ(redistribute::RankCounts(std::vector<Extent>{}).max(), 0);
 }
 
 TEST(RedistributionPlan, RandomLayoutsAgreeAcrossRanks) {

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <random>
 #include <set>
 
@@ -349,26 +348,26 @@ TEST(ReshardVolumes, CollectivesCountWhatTheirMembersExchange) {
   };
   const ReshardPlan gather = plan_of("[4{x,y}16]", "[16]");  // one allgather over both axes
   ASSERT_EQ(gather.steps.size(), 1u) << describe(gather);
-  EXPECT_EQ(reshard_volumes(gather).sent, std::vector<Extent>(4, 12));
-  EXPECT_EQ(reshard_volumes(gather).received, std::vector<Extent>(4, 12));
+  EXPECT_EQ(reshard_volumes(gather).sent.all(), std::vector<Extent>(4, 12));
+  EXPECT_EQ(reshard_volumes(gather).received.all(), std::vector<Extent>(4, 12));
   EXPECT_EQ(reshard_temporaries(gather), std::vector<std::vector<Extent>>{{16}});  // the gathered tiles
   const ReshardPlan scatter = plan_of("[16] sum{x}", "[8{x}16]");
   ASSERT_EQ(scatter.steps.size(), 1u) << describe(scatter);
   EXPECT_EQ(scatter.steps[0].op, Collective::reducescatter);
-  EXPECT_EQ(reshard_volumes(scatter).received, std::vector<Extent>(4, 8));
+  EXPECT_EQ(reshard_volumes(scatter).received.all(), std::vector<Extent>(4, 8));
   EXPECT_EQ(reshard_temporaries(scatter), std::vector<std::vector<Extent>>{{16}});  // the packed send buffer
   // cheaper in the paper's model than two allgathers (80 against 96): an alltoall, then one allgather
   const ReshardPlan two = plan_of("[8{x}16,2{y}4]", "[16,4]");
   ASSERT_EQ(two.steps.size(), 2u) << describe(two);
   EXPECT_EQ(two.steps[0].op, Collective::alltoall) << describe(two);
   EXPECT_EQ(two.steps[1].op, Collective::allgather) << describe(two);
-  EXPECT_EQ(reshard_volumes(two).sent, std::vector<Extent>(4, 8 + 48));
+  EXPECT_EQ(reshard_volumes(two).sent.all(), std::vector<Extent>(4, 8 + 48));
   // the alltoall: its result (not the last) and its send and receive buffers; the allgather: its input (the
   // alltoall's result) and its gathered buffer
   EXPECT_EQ(reshard_temporaries(two), (std::vector<std::vector<Extent>>{{16, 16, 16}, {16, 64}}));
   EXPECT_EQ(reshard_scratch(two), (std::vector<Extent>{16, 16, 16, 64}));  // pool buffers covering both
   const ReshardPlan stay = plan_of("[8{x}16]", "[8{x}16]");
-  EXPECT_EQ(reshard_volumes(stay).sent, std::vector<Extent>(4, 0));
+  EXPECT_EQ(reshard_volumes(stay).sent.all(), std::vector<Extent>(4, 0));
   EXPECT_TRUE(reshard_temporaries(stay).empty());
   EXPECT_TRUE(reshard_scratch(stay).empty());
   // a permutation moves the whole tile of the ranks that change tiles only
@@ -376,8 +375,8 @@ TEST(ReshardVolumes, CollectivesCountWhatTheirMembersExchange) {
   const ReshardPlan swap = plan_of("[8{x}16,2{y}4]", "[8{y}16,2{x}4]");
   ASSERT_EQ(swap.steps.size(), 1u) << describe(swap);
   EXPECT_EQ(swap.steps[0].op, Collective::allpermute);
-  EXPECT_EQ(reshard_volumes(swap).sent, (std::vector<Extent>{0, 16, 16, 0}));
-  EXPECT_EQ(reshard_volumes(swap).received, (std::vector<Extent>{0, 16, 16, 0}));
+  EXPECT_EQ(reshard_volumes(swap).sent.all(), (std::vector<Extent>{0, 16, 16, 0}));
+  EXPECT_EQ(reshard_volumes(swap).received.all(), (std::vector<Extent>{0, 16, 16, 0}));
 }
 
 // With nodes of n ranks (rank r on node r / n), the off-node part of `v` (reshard_volumes of `plan`) step by
@@ -418,8 +417,8 @@ void expect_node_split(const ReshardPlan& plan, const ExchangeVolumes& v, int n)
     advance(state, step);
     before = after;
   }
-  EXPECT_EQ(split.sent_off_node, sent) << describe(plan) << " nodes of " << n;
-  EXPECT_EQ(split.received_off_node, received) << describe(plan) << " nodes of " << n;
+  EXPECT_EQ(split.sent_off_node.all(), sent) << describe(plan) << " nodes of " << n;
+  EXPECT_EQ(split.received_off_node.all(), received) << describe(plan) << " nodes of " << n;
   EXPECT_EQ(steps_across_nodes(plan, n), across) << describe(plan) << " nodes of " << n;
 }
 
@@ -454,9 +453,7 @@ TEST(Reshard, RandomProblemsAreLegalAndNearOptimal) {
     slowest = std::max(slowest, plan.synthesis_seconds);
     expect_valid(plan);
     const ExchangeVolumes v = reshard_volumes(plan);  // what one rank sends, another receives
-    EXPECT_EQ(std::accumulate(v.sent.begin(), v.sent.end(), Extent{0}),
-              std::accumulate(v.received.begin(), v.received.end(), Extent{0}))
-        << describe(plan);
+    EXPECT_EQ(v.sent.sum(), v.received.sum()) << describe(plan);
     expect_node_split(plan, v, 1 + static_cast<int>(rng() % static_cast<unsigned>(mesh.size())));
     if (plan.primes.axes().size() <= 4 && rank <= 3) {
       const Extent optimum = reference_optimum(plan.primes, prime_factored(from, mesh), prime_factored(to, mesh));
@@ -608,7 +605,7 @@ TEST(MeshState, DeviceMapsAgreeWithEveryRanksCoordinates) {
   }
 }
 
-// tile_ids gives every rank the id of the tile tile_key names, in C order over the type's parts.
+// tile_ids gives every rank the id of the tile tile_key names, in C order over the type's parts; tile_id one rank's.
 TEST(DistType, TileIdsAreTheTileKeysOfEveryRank) {
   std::mt19937 rng(19);
   for (const char* text : {"r=8", "r=12", "x=2,y=3"}) {
@@ -628,7 +625,10 @@ TEST(DistType, TileIdsAreTheTileKeysOfEveryRank) {
       const BlockGrid grid({24, 72, 48}, parts);
       const std::vector<Extent> ids = tile_ids(t, mesh);
       ASSERT_EQ(ids.size(), static_cast<std::size_t>(mesh.size()));
-      for (int r = 0; r < mesh.size(); ++r) EXPECT_EQ(ids[r], grid.id(tile_key(t, mesh, r))) << str(t, mesh);
+      for (int r = 0; r < mesh.size(); ++r) {
+        EXPECT_EQ(ids[r], grid.id(tile_key(t, mesh, r))) << str(t, mesh);
+        EXPECT_EQ(tile_id(tile_weights(t, mesh), mesh, r), ids[r]) << str(t, mesh);
+      }
     }
   }
 }

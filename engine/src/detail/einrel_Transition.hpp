@@ -6,13 +6,16 @@
 #include <einrel_RedistributionPlan.hpp>
 #include <einrel_Reshard.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace einrel::engine {
 
@@ -39,16 +42,20 @@ std::string_view transition_path_name(TransitionPath path);  // "point_to_point"
 // (RedistributionPlan) or by the synthesized collectives (`plan`, on rank_mesh(R)). `volumes` are the chosen
 // way's elements sent and received per rank; `seconds` the model's time for it.
 // By collectives, what every rank's steps need of the sequence, found once for all vertices that move an
-// operand between the same two layouts: `tiles[r]`, rank r's tile as a block id of the target grid and of
-// the source grid, and `scratch`, the pool buffers the sequence takes as temporaries (reshard_scratch).
+// operand between the same two layouts: the tile_weights of the target and the source type (collective_tiles),
+// and `scratch`, the pool buffers the sequence takes as temporaries (reshard_scratch).
 struct Transition {
   TransitionPath path = TransitionPath::point_to_point;
   std::optional<redistribute::mesh::ReshardPlan> plan;
   redistribute::ExchangeVolumes volumes;
   double seconds = 0;
-  std::vector<std::pair<Extent, Extent>> tiles;
+  std::vector<Extent> to_tile_weights, from_tile_weights;
   std::vector<Extent> scratch;
 };
+
+// In a transition by collectives, `rank`'s tile as a block id of the target grid and of the source grid (the
+// layouts' grids are the types', as_dist_type and as_partial_type make them). O(mesh axes).
+std::pair<Extent, Extent> collective_tiles(const Transition& transition, int rank);
 
 // Whether, in a transition by collectives, `rank` ends with its source tile itself (execute_reshard returns
 // the view it was given): a lone allpermute that leaves the rank's tile in place. The block is then shared
@@ -68,6 +75,19 @@ double point_to_point_seconds(const redistribute::BlockLayout& from, const redis
 double collective_seconds(const redistribute::mesh::ReshardPlan& plan, const redistribute::ExchangeVolumes& volumes,
                           std::size_t element_bytes, const MachineModel& model);
 
+// Numbers layouts by content: equal layouts get one number, so that memos key by numbers instead of layouts.
+// Keeps the first layout of each number alive (its representative, found again by address without a digest);
+// another layout is found by its digest and compared with the representatives of that digest.
+class LayoutNumbers {
+ public:
+  std::size_t number(const std::shared_ptr<const redistribute::BlockLayout>& layout);
+
+ private:
+  std::unordered_map<const redistribute::BlockLayout*, std::size_t> by_address_;
+  std::unordered_multimap<std::uint64_t, std::size_t> by_digest_;
+  std::vector<std::shared_ptr<const redistribute::BlockLayout>> representatives_;
+};
+
 // Chooses transitions for one schedule, keeping every sequence it synthesizes (a graph repeats the same
 // pairs of types). Pure.
 class TransitionChooser {
@@ -78,38 +98,38 @@ class TransitionChooser {
   const redistribute::mesh::DeviceMesh& mesh() const { return mesh_; }
 
   // Point-to-point, or collectives where both layouts are types on the mesh, the exchange moves something,
-  // and the policy allows them (automatic: when the model says they are no slower). Equal arguments give the
-  // same object.
-  std::shared_ptr<const Transition> choose(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
-                                           std::size_t element_bytes);
+  // and the policy allows them (automatic: when the model says they are no slower). Equal arguments (equal
+  // layouts) give the same object.
+  using Layout = std::shared_ptr<const redistribute::BlockLayout>;
+  std::shared_ptr<const Transition> choose(const Layout& from, const Layout& to, std::size_t element_bytes);
   // The collectives that take partial results in `from` (one summand per rank sharing a block, pending ⊕
   // `op`) to `to`, if both are types on the mesh; else null.
-  std::shared_ptr<const Transition> from_partials(const redistribute::BlockLayout& from, AggOp op,
-                                                  const redistribute::BlockLayout& to, std::size_t element_bytes);
+  std::shared_ptr<const Transition> from_partials(const Layout& from, AggOp op, const Layout& to,
+                                                  std::size_t element_bytes);
 
  private:
-  using LayoutPair = std::pair<std::vector<Extent>, std::vector<Extent>>;  // two layouts' signatures
   Transition choose_anew(const redistribute::BlockLayout& from, const redistribute::BlockLayout& to,
-                         const LayoutPair& signatures, std::size_t element_bytes);
+                         std::size_t from_number, std::size_t to_number, std::size_t element_bytes);
   std::optional<Transition> from_partials_anew(const redistribute::BlockLayout& from, AggOp op,
-                                               const redistribute::BlockLayout& to, const LayoutPair& signatures,
-                                               std::size_t element_bytes);
+                                               const redistribute::BlockLayout& to, std::size_t from_number,
+                                               std::size_t to_number, std::size_t element_bytes);
   Transition collectives(const redistribute::mesh::DistType& from, const redistribute::mesh::DistType& to,
                          std::size_t element_bytes);
   // What the volumes count the off-node part by: the model's ranks per node where it has two levels, else 0.
   int ranks_per_node() const { return model_.two_level() ? model_.ranks_per_node : 0; }
-  // as_dist_type of the layout with this signature on the mesh, found once.
+  // as_dist_type of the layout with this number on the mesh, found once.
   const std::optional<redistribute::mesh::DistType>& type_of(const redistribute::BlockLayout& layout,
-                                                             const std::vector<Extent>& signature);
+                                                             std::size_t number);
 
   TransitionPolicy policy_;
   MachineModel model_;
   redistribute::mesh::DeviceMesh mesh_;
-  // What choose and from_partials returned, by their arguments (layouts by signature): a graph's vertices
-  // repeat the same few layouts, and each choice costs an exchange count and mesh types; the layouts' types.
-  std::map<std::pair<LayoutPair, std::size_t>, std::shared_ptr<const Transition>> chosen_;
-  std::map<std::tuple<LayoutPair, AggOp, std::size_t>, std::shared_ptr<const Transition>> from_partials_;
-  std::map<std::vector<Extent>, std::optional<redistribute::mesh::DistType>> types_;
+  // What choose and from_partials returned, by their arguments (layouts by number): a graph's vertices repeat
+  // the same few layouts, and each choice costs an exchange count and mesh types; the layouts' types.
+  LayoutNumbers numbers_;
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::shared_ptr<const Transition>> chosen_;
+  std::map<std::tuple<std::size_t, std::size_t, AggOp, std::size_t>, std::shared_ptr<const Transition>> from_partials_;
+  std::map<std::size_t, std::optional<redistribute::mesh::DistType>> types_;
 };
 
 }  // namespace einrel::engine

@@ -4,6 +4,7 @@
 #include <einrel_BlockGrid.hpp>
 #include <einrel_Placement.hpp>
 
+#include <cstdint>
 #include <vector>
 
 namespace einrel::redistribute {
@@ -24,8 +25,10 @@ class BlockLayout {
   int owner(Extent block) const { return placement_.owner(block); }
   std::vector<Extent> blocks_of(int rank) const { return placement_.blocks_of(rank); }
 
-  // The layout as numbers, equal exactly for equal layouts: a key for memos of what is computed from layouts.
-  std::vector<Extent> signature() const;
+  // A 64-bit digest of the grid and the sites: equal layouts have equal digests, so a memo of what is computed
+  // from layouts finds an entry by digest and compares the layouts only then (TransitionChooser). O(blocks + sites),
+  // nothing allocated.
+  std::uint64_t digest() const;
 
   friend bool operator==(const BlockLayout& a, const BlockLayout& b) {
     return a.grid_ == b.grid_ && a.placement_ == b.placement_;

@@ -4,6 +4,7 @@
 #include <einrel_Bound.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace einrel::redistribute {
@@ -76,11 +77,40 @@ class Placement {
   Kind kind_;
   Extent num_blocks_;
   int num_ranks_;
+  // explicit_sites: the blocks of rank r are blocks[offsets[r] .. offsets[r+1]), so that blocks_of costs what it
+  // returns (the dry run asks it of every rank for every value). O(R + sites): made at the first blocks_of, since
+  // the planner makes many placements it never lists by rank; copies share it, and making it is thread-safe.
+  struct RankIndex {
+    std::vector<Extent> offsets, blocks;
+  };
+  class LazyRankIndex {
+   public:
+    LazyRankIndex() = default;
+    LazyRankIndex(const LazyRankIndex& other) : made_(std::atomic_load(&other.made_)) {}
+    LazyRankIndex& operator=(const LazyRankIndex& other) {
+      std::atomic_store(&made_, std::atomic_load(&other.made_));
+      return *this;
+    }
+    // The index, made by `make` if no call has made it yet.
+    template <class Make>
+    const RankIndex& get(Make&& make) const {
+      std::shared_ptr<const RankIndex> index = std::atomic_load(&made_);
+      if (!index) {
+        index = std::make_shared<const RankIndex>(make());
+        std::shared_ptr<const RankIndex> none;
+        if (!std::atomic_compare_exchange_strong(&made_, &none, index)) index = none;  // another thread's
+      }
+      return *index;
+    }
+
+   private:
+    mutable std::shared_ptr<const RankIndex> made_;
+  };
+  RankIndex make_rank_index() const;
+
   std::vector<Extent> offsets_;  // explicit_sites: sites of b are sites_[offsets_[b] .. offsets_[b+1])
   std::vector<int> sites_;
-  // explicit_sites: the blocks of rank r are rank_blocks_[rank_offsets_[r] .. rank_offsets_[r+1]), so that
-  // blocks_of costs what it returns (the dry run asks it of every rank for every value)
-  std::vector<Extent> rank_offsets_, rank_blocks_;
+  LazyRankIndex rank_index_;
   bool has_absent_ = false;
 };
 

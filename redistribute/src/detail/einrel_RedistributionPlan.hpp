@@ -2,6 +2,7 @@
 #define EINREL_REDISTRIBUTIONPLAN_HPP
 
 #include <einrel_BlockLayout.hpp>
+#include <einrel_RankCounts.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -120,9 +121,12 @@ class RedistributionPlan {
 // (the engine's dry run for any number of ranks). Given `ranks_per_node` > 0, also the part of each that goes
 // to or comes from a rank on another node (ranks r and s share one when r / ranks_per_node == s / ranks_per_node).
 struct ExchangeVolumes {
-  std::vector<Extent> sent, received;
-  std::vector<Extent> sent_off_node, received_off_node;  // empty unless counted
+  RankCounts sent, received;
+  RankCounts sent_off_node, received_off_node;  // empty unless counted
 };
+// The volumes of these per-rank counts (empty off-node ones: not counted).
+ExchangeVolumes make_volumes(const std::vector<Extent>& sent, const std::vector<Extent>& received,
+                             const std::vector<Extent>& sent_off_node, const std::vector<Extent>& received_off_node);
 ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to, int ranks_per_node = 0);
 
 // Calls f(piece, begin, end) for every piece of `stream` holding elements of stream range [first, last):

@@ -172,9 +172,7 @@ std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int r
   return key;
 }
 
-std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh) {
-  // The id is linear in the rank's mesh coordinates: each axis's coordinate counts its place value within its
-  // dimension's tile index times that dimension's stride in C order over the parts (0 for an axis of none).
+std::vector<Extent> tile_weights(const DistType& type, const DeviceMesh& mesh) {
   const std::vector<MeshAxis>& axes = mesh.axes();
   std::vector<Extent> weight(axes.size(), 0);
   Extent stride = 1;
@@ -187,6 +185,12 @@ std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh) {
     }
     stride *= place;
   }
+  return weight;
+}
+
+std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh) {
+  const std::vector<MeshAxis>& axes = mesh.axes();
+  const std::vector<Extent> weight = tile_weights(type, mesh);
   // Ranks in order, their coordinates counted minor axis first (DeviceMesh::coordinates) and the id kept along.
   std::vector<Extent> ids(static_cast<std::size_t>(mesh.size()), 0);
   std::vector<int> coordinate(axes.size(), 0);
@@ -203,6 +207,16 @@ std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh) {
     }
   }
   return ids;
+}
+
+Extent tile_id(const std::vector<Extent>& weights, const DeviceMesh& mesh, int rank) {
+  Extent id = 0;
+  for (std::size_t k = 0; k < weights.size(); ++k) {  // the coordinates minor axis first (DeviceMesh::coordinates)
+    const int size = mesh.axes()[k].size;
+    id += weights[k] * (rank % size);
+    rank /= size;
+  }
+  return id;
 }
 
 BlockLayout block_layout(const DistType& type, const DeviceMesh& mesh) {

@@ -87,6 +87,11 @@ std::vector<Extent> tile_key(const DistType& type, const DeviceMesh& mesh, int r
 // Every rank's tile_key as one id, in C order over the type's parts (axes_size of each dimension's axes): what
 // tile_key gives each rank, found for all ranks in one pass.
 std::vector<Extent> tile_ids(const DistType& type, const DeviceMesh& mesh);
+// A tile's id is linear in its rank's mesh coordinates: per mesh axis, its coordinate's place value within its
+// dimension's tile index times that dimension's stride in C order over the parts (0 for an axis of none).
+std::vector<Extent> tile_weights(const DistType& type, const DeviceMesh& mesh);
+// One rank's tile_ids entry from the type's tile_weights, in O(mesh axes).
+Extent tile_id(const std::vector<Extent>& weights, const DeviceMesh& mesh, int rank);
 
 // The same type over mesh.prime_factored(): each axis replaced by its prime axes, minor first.
 DistType prime_factored(const DistType& type, const DeviceMesh& mesh);

@@ -41,8 +41,8 @@ void walk_steps(const ReshardPlan& plan, F&& f) {
 
 ExchangeVolumes reshard_volumes(const ReshardPlan& plan, int ranks_per_node) {
   const int R = static_cast<int>(plan.primes.size());
-  ExchangeVolumes v{std::vector<Extent>(R, 0), std::vector<Extent>(R, 0), {}, {}};
-  if (ranks_per_node > 0) v.sent_off_node.assign(R, 0), v.received_off_node.assign(R, 0);
+  const auto n_off = static_cast<std::size_t>(ranks_per_node > 0 ? R : 0);
+  std::vector<Extent> sent(R, 0), received(R, 0), sent_off(n_off, 0), received_off(n_off, 0);
   walk_steps(plan, [&](const ReshardStep& step, const MeshState& state) {
     const Extent tile = local_size(state.type(), plan.primes), n = group_size(step, plan.primes);
     Extent each = 0;  // what every member sends and receives in a collective step
@@ -63,21 +63,21 @@ ExchangeVolumes reshard_volumes(const ReshardPlan& plan, int ranks_per_node) {
         const std::vector<int> source = state.permutation_sources(step.after);
         for (int r = 0; r < R; ++r) {
           if (source[r] == r) continue;
-          v.received[r] += tile, v.sent[source[r]] += tile;
+          received[r] += tile, sent[source[r]] += tile;
           if (ranks_per_node > 0 && r / ranks_per_node != source[r] / ranks_per_node)
-            v.received_off_node[r] += tile, v.sent_off_node[source[r]] += tile;
+            received_off[r] += tile, sent_off[source[r]] += tile;
         }
         break;
       }
     }
     if (each == 0) return;
-    for (int r = 0; r < R; ++r) v.sent[r] += each, v.received[r] += each;
+    for (int r = 0; r < R; ++r) sent[r] += each, received[r] += each;
     if (ranks_per_node <= 0) return;
     const std::vector<char> across = groups_across_nodes(state, step.axes, ranks_per_node);
     for (int r = 0; r < R; ++r)
-      if (across[r]) v.sent_off_node[r] += each, v.received_off_node[r] += each;
+      if (across[r]) sent_off[r] += each, received_off[r] += each;
   });
-  return v;
+  return make_volumes(sent, received, sent_off, received_off);
 }
 
 std::vector<bool> steps_across_nodes(const ReshardPlan& plan, int ranks_per_node) {
