@@ -134,10 +134,11 @@ class StepRunner {
   void vertex(const VertexSteps& s) {
     Operands<S> operands(s.work->operands.size());
     Partials<S> partials;
+    std::vector<Block<S>> incoming;  // the partial blocks this rank receives to reduce
     place_operands<S>(s, operands);
-    run_kernels<S>(s, operands, partials);
+    run_kernels<S>(s, operands, partials, incoming);
     const auto reduce_start = std::chrono::steady_clock::now();
-    reduce<S>(s, partials);
+    reduce<S>(s, partials, incoming);
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     Relation<S, Memory> local(vs.output_layout().grid().rank());
     for (const auto& [g, block] : partials) local.insert(vs.output_layout().grid().key(g), block);
@@ -258,9 +259,12 @@ class StepRunner {
   }
 
   // (2) Every kernel call: a new partial block per output block (the first operand's block in place), later
-  // calls of that block accumulating into it.
+  // calls of that block accumulating into it; then, the operands released, the reduction's incoming blocks
+  // allocated (prepare_reduce). One agreement on failure covers both: a vertex agrees twice, once its operands'
+  // blocks are allocated and once here (docs/engine.md "Failures").
   template <class S>
-  void run_kernels(const VertexSteps& s, Operands<S>& operands, Partials<S>& partials) {
+  void run_kernels(const VertexSteps& s, Operands<S>& operands, Partials<S>& partials,
+                   std::vector<Block<S>>& incoming) {
     const Vertex& vertex = graph_.vertex(s.vertex);
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
     const EinSum& e = vertex.resolved->einsum();
@@ -310,6 +314,8 @@ class StepRunner {
           }
         }
         compat::fence(exec_, "einrel::engine: kernels of " + vertex.name);
+        operands.clear();
+        prepare_reduce<S>(s, partials, incoming);
       });
       operands.clear();
     }
@@ -317,27 +323,28 @@ class StepRunner {
     result_.vertices[s.vertex].read_seconds += read_seconds;
   }
 
+  // Before (3), inside the kernels' agreement: the blocks this rank receives, unless the reduction is deferred.
+  template <class S>
+  void prepare_reduce(const VertexSteps& s, const Partials<S>& partials, std::vector<Block<S>>& incoming) {
+    const Vertex& vertex = graph_.vertex(s.vertex);
+    inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce);
+    if (s.work->deferred) return;
+    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
+    for (const PartialMessage& m : s.work->receives)
+      incoming.push_back(Block<S>::uninitialized(vertex.name + "/incoming", out.block_bound(m.output_block)));
+    sample([&](BlockCensus& c) {
+      for (const auto& [g, p] : partials) c.add(p);
+      for (const Block<S>& b : incoming) c.add(b);
+    });
+  }
+
   // (3) Partials to the owners of their output blocks, ⊕-combined in rank order, unless the reduction is
   // deferred to the reader's collectives (the partials are then the value).
   template <class S>
-  void reduce(const VertexSteps& s, Partials<S>& partials) {
+  void reduce(const VertexSteps& s, Partials<S>& partials, std::vector<Block<S>>& incoming) {
+    if (s.work->deferred) return;
     const Vertex& vertex = graph_.vertex(s.vertex);
-    if (s.work->deferred) {
-      comm::collectively(comm_, [&] { inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce); });
-      return;
-    }
     PhaseRegion region(vertex.name, "reduce");
-    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
-    std::vector<Block<S>> incoming;
-    comm::collectively(comm_, [&] {
-      inject(options_.failure, comm_.rank(), vertex.name, Phase::reduce);
-      for (const PartialMessage& m : s.work->receives)
-        incoming.push_back(Block<S>::uninitialized(vertex.name + "/incoming", out.block_bound(m.output_block)));
-      sample([&](BlockCensus& c) {
-        for (const auto& [g, p] : partials) c.add(p);
-        for (const Block<S>& b : incoming) c.add(b);
-      });
-    });
     redistribute::BlockMessages<S, Memory> messages(comm_.get(), reduce_tag, limits_.max_message_elements);
     for (std::size_t i = 0; i < s.work->receives.size(); ++i) messages.receive(incoming[i], s.work->receives[i].peer);
     for (const PartialMessage& m : s.work->sends) {
