@@ -139,7 +139,8 @@ TEST(RankCounts, HoldEveryRanksCount) {
     for (bool runs : {true, false}) {
       const std::size_t R = std::max<std::size_t>(2 * distinct, 1000);
       std::vector<Extent> counts(R);
-      for (std::size_t r = 0; r < R; ++r) counts[r] = runs ? Extent(r * distinct / R) << 33 : Extent(r % distinct) * 7;
+      for (std::size_t r = 0; r < R; ++r)
+        counts[r] = runs ? (Extent{1} << 33) + Extent(r * distinct / R) : Extent(r % distinct) * 7;
       if (!runs) std::shuffle(counts.begin(), counts.end(), gen);
       const redistribute::RankCounts held(counts);
       ASSERT_EQ(held.size(), R);
