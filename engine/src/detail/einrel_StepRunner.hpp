@@ -317,7 +317,6 @@ class StepRunner {
         operands.clear();
         prepare_reduce<S>(s, partials, incoming);
       });
-      operands.clear();
     }
     result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start) - read_seconds;
     result_.vertices[s.vertex].read_seconds += read_seconds;
