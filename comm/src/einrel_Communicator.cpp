@@ -2,6 +2,9 @@
 #include <einrel_Error.hpp>
 #include <einrel_Wait.hpp>
 
+#include <algorithm>
+#include <cstdint>
+
 namespace einrel::comm {
 
 void check_mpi(int rc, const std::string& call) {
@@ -53,12 +56,18 @@ void agree_on_failure(const Communicator& comm, const std::optional<std::string>
   throw Error(broadcast_string(comm, comm.rank() == speaker ? *local_failure : std::string(), speaker));
 }
 
-std::string broadcast_string(const Communicator& comm, std::string text, int root) {
-  int length = static_cast<int>(text.size());
+std::string broadcast_string(const Communicator& comm, std::string text, int root, int piece) {
+  if (piece < 1) throw Error("broadcast_string: pieces of at least one character");
+  // The length in 64 bits and the text in pieces of MPI's int counts.
+  std::uint64_t length = text.size();
   MPI_Request request;
-  complete(MPI_Ibcast(&length, 1, MPI_INT, root, comm.get(), &request), request, "MPI_Ibcast");
+  complete(MPI_Ibcast(&length, 1, MPI_UINT64_T, root, comm.get(), &request), request, "MPI_Ibcast");
   text.resize(static_cast<std::size_t>(length));
-  complete(MPI_Ibcast(text.data(), length, MPI_CHAR, root, comm.get(), &request), request, "MPI_Ibcast");
+  for (std::size_t at = 0; at < text.size();) {
+    const int n = static_cast<int>(std::min(text.size() - at, static_cast<std::size_t>(piece)));
+    complete(MPI_Ibcast(text.data() + at, n, MPI_CHAR, root, comm.get(), &request), request, "MPI_Ibcast");
+    at += static_cast<std::size_t>(n);
+  }
   return text;
 }
 

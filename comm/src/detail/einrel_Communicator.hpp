@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -54,8 +55,9 @@ void collectively(const Communicator& comm, F&& f) {
   agree_on_failure(comm, failure);
 }
 
-// Collective over comm: `text` as given on rank `root`, on every rank.
-std::string broadcast_string(const Communicator& comm, std::string text, int root);
+// Collective over comm: `text` as given on rank `root`, on every rank, of any length (its length in 64 bits,
+// the text in broadcasts of at most `piece` characters; tests lower it to reach the split on short texts).
+std::string broadcast_string(const Communicator& comm, std::string text, int root, int piece = INT_MAX);
 
 // Collective over comm: the ranks each node holds (MPI_COMM_TYPE_SHARED) where comm's ranks are numbered
 // node by node, every node holding as many (rank r on node r / n); 0 where they are not.

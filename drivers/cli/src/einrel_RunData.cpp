@@ -131,7 +131,7 @@ void bind_input_shapes(const Communicator& comm, Graph& graph, const Sources& so
       });
     } else {
       const io::DatasetSource& source = sources.at(vertex.name);
-      collectively(comm, [&] { shape = io::read_block_shape(source, vertex.bound); });
+      shape = io::read_block_shape(comm, source, vertex.bound);
       if (!shape && options.drop_zero_blocks) {
         if (!files) files = std::make_unique<io::InputFiles>(comm);
         shape = zero_block_shape(comm, *files, source, vertex.dtype, vertex.bound, options.tile);

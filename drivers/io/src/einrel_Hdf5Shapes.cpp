@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace einrel::io {
@@ -64,10 +65,8 @@ bool read_as_doubles(hid_t dataset, std::vector<double>& values) {
   return true;
 }
 
-}  // namespace
-
-std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bound& bound) {
-  detail::silence_hdf5();
+// Local: the shape as read_block_shape gives it, read on this rank alone.
+std::optional<BlockShape> read_here(const DatasetSource& source, const Bound& bound) {
   const std::string where = "input file '" + source.file + "'";
   if (!std::filesystem::exists(source.file)) throw Error(where + " does not exist");
   const detail::Handle file(H5Fopen(source.file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
@@ -111,6 +110,48 @@ std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bo
   for (std::size_t b = 0; b < present.size(); ++b)
     if (!present[b]) on_grid[b] = 0;
   return BlockShape(grid, std::move(present), std::move(on_grid));
+}
+
+// A shape as bytes for a broadcast between ranks of one program: empty for none, else whether it has norms, its
+// grid's parts per dimension, a byte per block and, with norms, a double per block.
+std::string packed(const std::optional<BlockShape>& shape) {
+  if (!shape) return {};
+  std::string bytes(1, shape->has_norms() ? 'n' : 'm');
+  auto append = [&](const void* data, std::size_t n) { bytes.append(static_cast<const char*>(data), n); };
+  append(shape->grid().parts().data(), shape->grid().parts().size() * sizeof(Extent));
+  for (bool present : shape->mask()) bytes.push_back(present ? 1 : 0);
+  append(shape->norms().data(), shape->norms().size() * sizeof(double));
+  return bytes;
+}
+
+std::optional<BlockShape> unpacked(const std::string& bytes, const Bound& bound) {
+  if (bytes.empty()) return std::nullopt;
+  const char* at = bytes.data() + 1;
+  std::vector<Extent> parts(bound.size());
+  std::memcpy(parts.data(), at, parts.size() * sizeof(Extent));
+  at += parts.size() * sizeof(Extent);
+  BlockGrid grid(bound, std::move(parts));
+  std::vector<bool> present(static_cast<std::size_t>(grid.num_blocks()));
+  for (std::size_t b = 0; b < present.size(); ++b) present[b] = *at++ != 0;
+  if (bytes[0] != 'n') return BlockShape(std::move(grid), std::move(present));
+  std::vector<double> norms(present.size());
+  std::memcpy(norms.data(), at, norms.size() * sizeof(double));
+  return BlockShape(std::move(grid), std::move(present), std::move(norms));
+}
+
+}  // namespace
+
+std::optional<BlockShape> read_block_shape(const comm::Communicator& comm, const DatasetSource& source,
+                                           const Bound& bound) {
+  detail::silence_hdf5();
+  // One rank opens the file, not every rank (a metadata storm on a parallel file system at scale).
+  std::optional<BlockShape> shape;
+  comm::collectively(comm, [&] {
+    if (comm.rank() == 0) shape = read_here(source, bound);
+  });
+  const std::string bytes = comm::broadcast_string(comm, comm.rank() == 0 ? packed(shape) : std::string(), 0);
+  if (comm.rank() != 0) shape = unpacked(bytes, bound);
+  return shape;
 }
 
 }  // namespace einrel::io

@@ -120,9 +120,10 @@ void InputFiles::open(const DatasetSource& source, Dtype dtype, const Bound& bou
   const std::string where = "input file '" + source.file + "'";
   auto known = open_->by_path.find(source.file);
   if (known == open_->by_path.end()) {
-    // Agreed before the collective open, so that no rank enters it alone.
+    // Asked on one rank (not a file-system query from every rank) and agreed before the collective open, so
+    // that no rank enters it alone.
     collectively(comm_, [&] {
-      if (!std::filesystem::exists(source.file)) throw Error(where + " does not exist");
+      if (comm_.rank() == 0 && !std::filesystem::exists(source.file)) throw Error(where + " does not exist");
     });
     Handle file;
     collectively(comm_, [&] {

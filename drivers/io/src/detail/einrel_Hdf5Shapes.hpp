@@ -18,12 +18,13 @@ namespace einrel::io {
 std::string mask_dataset(const std::string& dataset);
 std::string norms_dataset(const std::string& dataset);
 
-// Reads the shape of the tensor of `bound` in `source` from its mask dataset, else its norms dataset, or
-// nothing when the file has neither; with a norms dataset, the shape bounds its blocks' norms by it (on the
-// mask's grid where both exist, BlockShape::on). Every caller reads the small dataset whole (no communication).
-// Throws Error naming the file and dataset for a mask of another rank, more parts than the extent, or an
-// unreadable file.
-std::optional<BlockShape> read_block_shape(const DatasetSource& source, const Bound& bound);
+// Collective over comm: the shape of the tensor of `bound` in `source` from its mask dataset, else its norms
+// dataset, or nothing when the file has neither; with a norms dataset, the shape bounds its blocks' norms by it
+// (on the mask's grid where both exist, BlockShape::on). Rank 0 opens the file and reads the small datasets
+// whole; the others receive the shape from it. Throws Error on every rank, naming the file and dataset, for a
+// mask of another rank, more parts than the extent, values that are no mask or norms, or an unreadable file.
+std::optional<BlockShape> read_block_shape(const comm::Communicator& comm, const DatasetSource& source,
+                                           const Bound& bound);
 
 }  // namespace einrel::io
 
