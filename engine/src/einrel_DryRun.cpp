@@ -385,6 +385,15 @@ std::optional<double> estimated_seconds(const Graph& graph, const Schedule& sche
   return sum;
 }
 
+Extent failure_agreements(const Graph& graph, const Schedule& schedule) {
+  Extent n = 0;
+  for (VertexId v = 0; v < graph.size(); ++v)
+    if (!graph.vertex(v).is_input()) n += 2;  // operands placed; kernels run and the reduction prepared
+  schedule.for_each_collective_transition(
+      [&](VertexId, std::size_t, const Transition& t) { n += static_cast<Extent>(t.plan->steps.size()); });
+  return n;
+}
+
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits,
                 CallCosts* given, RankClasses grouping) {
   std::optional<CallCosts> own;
@@ -449,6 +458,9 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
   }
   for (VertexId v = 0; v < graph.size(); ++v)
     if (!graph.vertex(v).is_input()) traffic.vertex_seconds[v] += schedule.communication_seconds(v);
+  traffic.failure_agreements = failure_agreements(graph, schedule);
+  traffic.agreement_seconds =
+      static_cast<double>(traffic.failure_agreements) * schedule.model().agreement_seconds(schedule.ranks());
   return traffic;
 }
 

@@ -29,6 +29,18 @@ D = einsum("ik->ik", C, map=relu)
 output D
 )";
 
+// S = tanh(B) cut 4 ways by rows and read whole by C = A·S, cut by i, on 4 ranks: one allgather by collectives.
+const char* const gathered = R"(input A f64[64,64]
+input B f64[64,64]
+S = einsum("ij->ij", B, map=tanh)
+C = einsum("ij,jk->ik", A, S)
+output C
+)";
+
+std::vector<PartitionVector> gathered_plan() {
+  return {{}, {}, PartitionVector("ij", {4, 1}), PartitionVector("ijk", {4, 1, 1})};
+}
+
 std::vector<PartitionVector> split_inner_plan() {
   return {{}, {}, PartitionVector("ijk", {1, 4, 1}), PartitionVector("ik", {2, 2})};
 }
@@ -119,14 +131,8 @@ TEST(Transition, PartialResultsCombineBeforeOneReduction) {
 // collectives: the same bytes as the point-to-point exchange and 2 stages instead of 3 messages, so the
 // automatic choice takes it; the point-to-point policy keeps the exchange.
 TEST(Transition, AutomaticChoiceFollowsTheModel) {
-  const Graph g = parse_graph(R"(input A f64[64,64]
-input B f64[64,64]
-S = einsum("ij->ij", B, map=tanh)
-C = einsum("ij,jk->ik", A, S)
-output C
-)",
-                              "rep.ein");
-  const std::vector<PartitionVector> plan{{}, {}, PartitionVector("ij", {4, 1}), PartitionVector("ijk", {4, 1, 1})};
+  const Graph g = parse_graph(gathered, "rep.ein");
+  const std::vector<PartitionVector> plan = gathered_plan();
   const VertexId C = *g.find("C");
   const Schedule automatic(g, plan, 4);
   const engine::Transition& t = automatic.transition(C, 1);
@@ -150,6 +156,47 @@ output C
                 .transition(C, 1)
                 .path,
             TransitionPath::point_to_point);
+}
+
+// One agreement on failure is ceil(log2 R) rounds of one message, the first ceil(log2 ranks_per_node) of them
+// within a node on a two-level machine.
+TEST(Transition, AnAgreementTakesLogRoundsOfLatency) {
+  engine::MachineModel m;
+  m.latency_seconds = 1e-5, m.node_latency_seconds = 1e-6;
+  EXPECT_EQ(m.agreement_seconds(1), 0);
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(2), 1e-5);
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(4), 2e-5);
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(5), 3e-5);
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(65536), 16e-5);
+  m.ranks_per_node = 4;  // two levels: 2 rounds within a node, the rest across
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(16), 2e-6 + 2e-5);
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(3), 2e-6);
+  m.ranks_per_node = 1;
+  EXPECT_DOUBLE_EQ(m.agreement_seconds(16), 4e-5);
+}
+
+// An execution agrees twice per EinSum vertex and once per step of each collective sequence: the dry run counts
+// them and prices them beside its estimate.
+TEST(Transition, AgreementsOnFailureAreCountedBesideTheEstimate) {
+  const Graph g = parse_graph(gathered, "agree.ein");
+  const std::vector<PartitionVector> plan = gathered_plan();
+  const VertexId C = *g.find("C");
+  engine::MachineModel model;
+  for (TransitionPolicy policy : {TransitionPolicy::collectives, TransitionPolicy::point_to_point}) {
+    const Schedule s(g, plan, 4, policy, model);
+    const engine::Transition& t = s.transition(C, 1);
+    const Extent steps = t.plan ? static_cast<Extent>(t.plan->steps.size()) : 0;
+    EXPECT_EQ(steps > 0, policy == TransitionPolicy::collectives);
+    EXPECT_EQ(engine::failure_agreements(g, s), 2 * 2 + steps);
+    const engine::Traffic traffic = engine::dry_run(g, s);
+    EXPECT_EQ(traffic.failure_agreements, 2 * 2 + steps);
+    EXPECT_DOUBLE_EQ(traffic.agreement_seconds, static_cast<double>(2 * 2 + steps) * model.agreement_seconds(4));
+    // their price follows the latency
+    engine::MachineModel slow = model;
+    slow.latency_seconds = slow.node_latency_seconds = 10 * model.latency_seconds;
+    const Schedule again(g, plan, 4, policy, slow);
+    EXPECT_DOUBLE_EQ(engine::dry_run(g, again).agreement_seconds, 10 * traffic.agreement_seconds);
+  }
 }
 
 // Layouts that are no distributed type (several blocks on a rank, idle ranks, uneven tiles) move point to

@@ -144,7 +144,9 @@ void write_plan(io::JsonWriter& j, const Graph& graph, const FittedPlan& fitted)
   j.member("procs", plan.procs).member("planner", plan.planner).member("proposed_by", fitted.proposed_by);
   j.member("procs_reason", fitted.procs_reason);
   j.member("cost_model", partition::cost_model_name(plan.cost_model)).member("total_cost", plan.total_cost);
-  j.member("estimated_seconds", fitted.estimated_seconds()).key("screening");
+  j.member("estimated_seconds", fitted.estimated_seconds()).key("failure_agreements");
+  io::write_agreements(j, io::Agreements::of(fitted.dry_run));
+  j.key("screening");
   io::write_screening(j, io::Screening::of(fitted.schedule));
   j.key("sliced");
   if (fitted.sliced) {

@@ -54,6 +54,10 @@ void write_screening(JsonWriter& j, const Screening& s) {
   j.member("truncated_blocks", s.blocks).end_object();
 }
 
+void write_agreements(JsonWriter& j, const Agreements& a) {
+  j.begin_object().member("count", a.count).member("seconds", a.seconds).end_object();
+}
+
 std::string report_json(const RunReport& r) {
   JsonWriter j = json_report();
   j.member("graph", r.graph).member("num_ranks", r.num_ranks).member("computing_ranks", r.computing_ranks);
@@ -61,7 +65,9 @@ std::string report_json(const RunReport& r) {
   j.member("cost_model", r.cost_model).member("procs", r.procs).member("transitions", r.transitions);
   j.member("objective", r.objective).member("proposed_by", r.proposed_by).member("procs_reason", r.procs_reason);
   j.member("check_max_relative_error", r.check_error).member("predicted_cost", r.predicted_cost);
-  j.member("estimated_seconds", r.estimated_seconds).key("screening");
+  j.member("estimated_seconds", r.estimated_seconds).key("failure_agreements");
+  write_agreements(j, r.agreements);
+  j.key("screening");
   write_screening(j, r.screening);
   j.member("floats_moved", r.floats_moved()).member("total_seconds", r.total_seconds());
   j.member("memory_seconds", r.memory_seconds).member("input_seconds", r.input_seconds);
@@ -97,6 +103,7 @@ RunReport run_report(const Graph& graph, const engine::FittedPlan& fitted, const
   report.cost_model = partition::cost_model_name(plan.cost_model);
   report.predicted_cost = plan.total_cost;
   report.estimated_seconds = fitted.estimated_seconds();
+  report.agreements = Agreements::of(fitted.dry_run);
   report.objective = engine::objective_name(objective);
   report.proposed_by = fitted.proposed_by;
   report.screening = Screening::of(schedule);

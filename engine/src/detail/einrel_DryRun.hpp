@@ -61,6 +61,10 @@ enum class RankClasses { by_walk_key, none };
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {},
                 CallCosts* costs = nullptr, RankClasses classes = RankClasses::by_walk_key);
 
+// The agreements on failure one execution of the schedule makes (StepRunner; docs/engine.md "Failures"): two per
+// EinSum vertex and one per step of each collective sequence (Traffic::failure_agreements).
+Extent failure_agreements(const Graph& graph, const Schedule& schedule);
+
 // The dry run's estimated makespan (Traffic::estimated_seconds), to the bit, without walking a rank, where every
 // EinSum vertex's kernel calls are alike: dense, not on partials, its operand grids' blocks of one extent. The
 // busiest rank then runs ceil(J/R) of the J join tuples. Nothing where some vertex is otherwise. The planner costs

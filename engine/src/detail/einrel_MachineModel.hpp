@@ -5,6 +5,8 @@
 // schedule, and libeinrel_scalapack prices a call; `einrel calibrate` measures them (einrel::machine reads and
 // writes the file).
 
+#include <algorithm>
+
 namespace einrel::engine {
 
 // The machine as the engine models it, per rank (docs/planner.md "The objective"; `einrel calibrate`
@@ -49,6 +51,18 @@ struct MachineModel {
   }
   double byte_seconds(double bytes, double off_node) const {
     return node_seconds_per_byte * (bytes - off_node) + seconds_per_byte * off_node;
+  }
+  // One agreement on failure among `ranks` ranks (comm::agree_on_failure: an MPI_Iallreduce of one int), as
+  // recursive doubling runs it: ceil(log2 ranks) rounds of one message each, the first ceil(log2 ranks_per_node)
+  // within a node where the machine has two levels (its ranks numbered node by node).
+  double agreement_seconds(int ranks) const {
+    auto rounds = [](int n) {
+      int r = 0;
+      while ((1LL << r) < n) ++r;
+      return r;
+    };
+    const int all = rounds(ranks), within = two_level() ? std::min(all, rounds(ranks_per_node)) : 0;
+    return node_latency_seconds * within + latency_seconds * (all - within);
   }
 };
 

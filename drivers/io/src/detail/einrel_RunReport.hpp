@@ -59,6 +59,19 @@ struct Screening {
 // "screened_products", "truncated_blocks"}.
 void write_screening(JsonWriter& j, const Screening& s);
 
+// The agreements on failure one execution of the plan makes and their model time, which estimated_seconds leaves
+// out (engine::Traffic::failure_agreements; docs/planner.md "The objective").
+struct Agreements {
+  Extent count = 0;
+  double seconds = 0;
+  static Agreements of(const engine::Traffic& dry_run) {
+    return {dry_run.failure_agreements, dry_run.agreement_seconds};
+  }
+};
+
+// As the value of the key `j` has just written: {"count", "seconds"}.
+void write_agreements(JsonWriter& j, const Agreements& a);
+
 struct RunReport {
   std::string graph;
   int num_ranks = 1;
@@ -90,6 +103,7 @@ struct RunReport {
   std::vector<NonFiniteReport> nonfinite_outputs;  // outputs with NaN or ±Inf elements (IEEE results)
   std::optional<double> predicted_cost;            // none until a planner predicts one
   double estimated_seconds = 0;                    // the plan's estimated makespan (engine::Traffic)
+  Agreements agreements;                           // its agreements on failure, beside the estimate
   std::string objective = "makespan";              // what planning minimised (engine::Objective)
   std::string proposed_by;                         // the planner whose partitions the plan has
   Screening screening;                             // --screen: what the plan screened
