@@ -74,7 +74,7 @@ readonly APT_PACKAGES=(
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
   libopenblas-dev libopenblas0-openmp libscalapack-mpich-dev scalapack-mpi-test
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-numpy python3-h5py graphviz clang-format
+  python3 python3-numpy python3-h5py graphviz clang-format gdb
 )
 # The sanitizer and fuzzing build: clang, its AddressSanitizer/UBSan/libFuzzer runtimes and the symbolizer.
 readonly SERIAL_APT_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)

@@ -7,7 +7,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 
 import check_common
@@ -18,7 +17,7 @@ GRAPH = "input A f64[384,384]\ninput B f64[384,384]\nC = einsum(\"ij,jk->ik\", A
 
 
 def run(cmd, cwd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=cwd)
+    return check_common.run_watched(cmd, timeout=240, cwd=cwd)
 
 
 def estimate(args, d, machine):

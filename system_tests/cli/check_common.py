@@ -1,8 +1,9 @@
-"""What the check scripts share: their common options and fresh work directory, `einrel plan` as JSON, and
-their summary."""
+"""What the check scripts share: their common options and fresh work directory, commands run under a watch for
+hangs, `einrel plan` as JSON, and their summary."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 
 
@@ -17,10 +18,67 @@ def parse_args(ap):
     return args
 
 
+def _descendants(pid):
+    """The processes below `pid` (read from /proc), children before their children."""
+    children = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        p = todo.pop(0)
+        found.append(p)
+        todo += children.get(p, [])
+    return found
+
+
+def _stacks(pid):
+    """What a hung run's processes are doing: each process's name and, where gdb is installed, every thread's
+    backtrace."""
+    lines = []
+    for p in _descendants(pid):
+        try:
+            name = open(f"/proc/{p}/comm").read().strip()
+        except OSError:
+            continue
+        lines.append(f"--- process {p} ({name})")
+        if shutil.which("gdb") and not name.startswith(("mpiexec", "hydra")):
+            bt = subprocess.run(["gdb", "-batch", "-p", str(p), "-ex", "thread apply all bt"], capture_output=True,
+                                text=True, timeout=120)
+            lines += [line for line in bt.stdout.splitlines() if line.startswith(("#", "Thread"))]
+    return "\n".join(lines)
+
+
+def run_watched(cmd, timeout=240, cwd=None, env=None):
+    """subprocess.run(cmd, capture_output=True, text=True) with a limit: a command still running after `timeout`
+    seconds is not raised on but reported, so that the check names the case that hung and goes on. The report
+    (stderr of the result, whose returncode is then None) holds every process's stacks, taken before the command
+    and every process below it are killed."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    except subprocess.TimeoutExpired:
+        stacks = _stacks(p.pid)
+        for q in [p.pid] + _descendants(p.pid):  # MPI launchers may put the ranks in groups of their own
+            try:
+                os.kill(q, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        out, err = p.communicate()
+        err += f"\nHUNG: still running after {timeout} s, killed: {' '.join(cmd)}\n{stacks}\n"
+        print(err, flush=True)
+        return subprocess.CompletedProcess(cmd, None, out, err)
+
+
 def plan_json(einrel, graph, options, launcher=()):
     """`einrel plan GRAPH --format json OPTIONS` (under `launcher`, if any) parsed; raises when it fails."""
     cmd = list(launcher) + [einrel, "plan", graph, "--format", "json"] + list(options)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    r = run_watched(cmd)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
     return json.loads(r.stdout)

@@ -13,11 +13,12 @@ import argparse
 import os
 import random
 import shutil
-import subprocess
 import sys
 
 import h5py
 import numpy as np
+
+from check_common import run_watched
 
 H = 1e-6  # central differences: truncation ~H^2, rounding ~1e-16/H
 
@@ -199,7 +200,7 @@ def finite_differences(case, values, w):
 
 
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    r = run_watched(cmd, timeout=300)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}")
     return r
@@ -218,8 +219,7 @@ def check_errors(args):
              (["--loss", "L", "--wrt", "A,"], "--wrt needs comma-separated names")]
     failures = []
     for extra, expected in cases:
-        r = subprocess.run([args.mpiexec, "-n", "2", args.einrel, "grad", graph, "--output", out] + extra,
-                           capture_output=True, text=True, timeout=120)
+        r = run_watched([args.mpiexec, "-n", "2", args.einrel, "grad", graph, "--output", out] + extra, timeout=120)
         lines = [line for line in r.stderr.splitlines() if line.startswith("einrel: error:")]
         if r.returncode == 0 or len(lines) != 1 or expected not in lines[0] or os.path.exists(out):
             failures.append(f"grad {' '.join(extra)}: status {r.returncode}, stderr {r.stderr!r}, "

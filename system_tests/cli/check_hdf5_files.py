@@ -42,7 +42,7 @@ def main():
 
     def run(ranks, sources, output):
         cmd = [args.mpiexec, "-n", str(ranks), args.einrel, "run", graph, *sources, "--output", output]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        return check_common.run_watched(cmd, timeout=300)
 
     # Files a user's producer may write, each with the A and B that numpy reads from it.
     fill = 7.5
@@ -153,7 +153,7 @@ def full_disk(args, run, path):
         return []
     try:
         cmd = [args.mpiexec, "-n", "2", args.einrel, "run", big, "--random", "1", "--output", f"{mount}/C.h5"]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = check_common.run_watched(cmd, timeout=300)
         lines = [line for line in p.stderr.splitlines() if line.startswith("einrel: error:")]
         left = os.listdir(mount)
         if p.returncode == 0 or len(lines) != 1 or "No space left on device" not in lines[0] or left:

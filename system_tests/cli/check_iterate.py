@@ -12,7 +12,6 @@ pair and the 0-d step difference r, at each of --ranks.
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import h5py
@@ -61,7 +60,7 @@ def main():
 
     def iterate(ranks, extra, env=None, carry="X=X_next", sources=("--input", data)):
         cmd = [args.mpiexec, "-n", str(ranks), args.einrel, "iterate", graph, "--carry", carry, *sources] + extra
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+        return check_common.run_watched(cmd, timeout=300, env=env)
 
     def read(name):
         with h5py.File(path(name), "r") as fh:

@@ -12,7 +12,6 @@
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import h5py
@@ -75,7 +74,7 @@ def main():
         cmd = [args.mpiexec, "-n", str(ranks), args.einrel, "iterate", path(f"mcweeny_{sparse}.ein"), "--carry",
                "P=P_next", "--input", data] + (["--drop-zero-blocks", "--sparse-tile", str(TILE), "--screen", repr(EPS)]
                                                if sparse else []) + extra
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        return check_common.run_watched(cmd, timeout=300)
 
     def read(name):
         with h5py.File(path(name), "r") as f:

@@ -63,7 +63,7 @@ def main():
         out = os.path.join(args.work_dir, f"out-{planner}-np{ranks}.h5")
         cmd = [args.mpiexec, "-n", str(ranks), args.einrel, "run", graph, "--input", data, "--output", out,
                "--planner", planner]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = check_common.run_watched(cmd, timeout=300)
         if p.returncode != 0:
             failures.append(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
             continue
@@ -78,8 +78,8 @@ def main():
         for p in (4, 8, 16, 32, 64):
             costs = {}
             for planner in ("eindecomp", "megatron", "sequence", "attention"):
-                r = subprocess.run([args.einrel, "plan", graph, "--procs", str(p), "--planner", planner, "--objective",
-                                    objective, "--format", "json"], capture_output=True, text=True, timeout=120)
+                r = check_common.run_watched([args.einrel, "plan", graph, "--procs", str(p), "--planner", planner,
+                                              "--objective", objective, "--format", "json"], timeout=120)
                 if r.returncode != 0:
                     failures.append(f"plan p={p} {planner}: {r.stderr.strip()}")
                     continue

@@ -8,7 +8,6 @@ sizes fail with one line."""
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import check_common
@@ -19,7 +18,7 @@ TWO = {"latency_seconds": 1e-5, "seconds_per_byte": 1e-9, "node_latency_seconds"
 
 
 def run(cmd, cwd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=cwd)
+    return check_common.run_watched(cmd, timeout=240, cwd=cwd)
 
 
 def main():

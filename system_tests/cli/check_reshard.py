@@ -18,9 +18,10 @@ import json
 import math
 import random
 import re
-import subprocess
 import sys
 from collections import defaultdict
+
+from check_common import run_watched
 
 SIZES = [1, 2, 3, 4, 6, 8]
 
@@ -263,7 +264,7 @@ def random_problem(rng):
 def reshard(args, mesh, src, dst, launcher=(), extra=()):
     cmd = [*launcher, args.einrel, "reshard", "--mesh", mesh.text(), "--from", src.text(dict(mesh.axes)),
            "--to", dst.text(dict(mesh.axes)), "--format", "json", *extra]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    r = run_watched(cmd, timeout=120)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
     return json.loads(r.stdout)

@@ -23,6 +23,7 @@ import h5py
 import numpy as np
 
 import counter_random
+from check_common import run_watched
 
 
 def softmax(x):
@@ -83,7 +84,7 @@ CASES = [
 
 def run(cmd, env=None, **kw):
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=full_env, **kw)
+    return run_watched(cmd, env=full_env, **kw)
 
 
 class Checker:

@@ -73,7 +73,7 @@ def run_graph(args, ranks, name, graph_path, data, want, extra, failures):
     cmd = [args.mpiexec, "-n", str(ranks), *timed, args.einrel, "run", graph_path, "--input", data, "--output", out,
            "--report", report, *extra]
     start = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    p = check_common.run_watched(cmd, timeout=args.timeout)
     wall = time.perf_counter() - start
     if p.returncode != 0:
         failures.append(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
@@ -136,7 +136,7 @@ def main():
         if args.slab_operator:
             cmd = [args.mpiexec, "-n", str(ranks), args.slab_operator, "1009", "37", "12"]
             start = time.perf_counter()
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+            p = check_common.run_watched(cmd, timeout=args.timeout)
             wall = time.perf_counter() - start
             line = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr.strip()
             if p.returncode != 0 or not line.endswith(": ok") or f"on {ranks} ranks" not in line:

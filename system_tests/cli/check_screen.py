@@ -13,7 +13,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 
 import h5py
@@ -111,8 +110,8 @@ def main():
             options = ["--input", data, "--screen", repr(eps)]
             planned = check_common.plan_json(args.einrel, graph, options + ["--ranks", str(r)])
             out, report = (os.path.join(args.work_dir, f"{name}-{r}-{eps}") for name in ("C.h5", "r.json"))
-            p = subprocess.run([args.mpiexec, "-n", str(r), args.einrel, "run", graph, "--output", out, "--report",
-                                report] + options, capture_output=True, text=True, timeout=300)
+            p = check_common.run_watched([args.mpiexec, "-n", str(r), args.einrel, "run", graph, "--output", out,
+                                          "--report", report] + options, timeout=300)
             if p.returncode != 0:
                 failures.append(f"{what}: run failed: {p.stderr.strip()}")
                 continue

@@ -10,7 +10,6 @@
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import h5py
@@ -131,7 +130,7 @@ def run(graph_text, stem, extra):
         g.write(graph_text)
     report, out = os.path.join(args.work_dir, stem + ".json"), os.path.join(args.work_dir, stem + "_out.h5")
     cmd = [args.mpiexec, "-n", str(args.ranks), args.einrel, "run", graph, "--report", report, "--output", out] + extra
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    done = check_common.run_watched(cmd, timeout=240)
     if done.returncode != 0:
         return None, None, f"{stem}: exit {done.returncode}: {done.stderr.strip()[-400:]}"
     with open(report) as r:
@@ -193,8 +192,8 @@ with open(sliced_graph, "w") as g:
     g.write(sliced)
 limit = None
 for bytes_per_rank in (3000, 2000, 1500, 1000):
-    planned = subprocess.run([args.einrel, "plan", sliced_graph, "--ranks", str(args.ranks), "--memory-limit",
-                              str(bytes_per_rank), "--format", "json"], capture_output=True, text=True, timeout=120)
+    planned = check_common.run_watched([args.einrel, "plan", sliced_graph, "--ranks", str(args.ranks),
+                                        "--memory-limit", str(bytes_per_rank), "--format", "json"], timeout=120)
     if planned.returncode == 0 and "sliced" in json.loads(planned.stdout).get("proposed_by", ""):
         limit = bytes_per_rank
         break

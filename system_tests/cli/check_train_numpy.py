@@ -64,7 +64,7 @@ def reports_escape_names(args, graph, data):
         report = os.path.join(args.work_dir, f"odd-{command}.json")
         cmd = [args.mpiexec, "-n", "1", args.einrel, command, odd, "--input", data,
                "--output", os.path.join(args.work_dir, f"odd-{command}.h5"), "--report", report] + extra
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        p = check_common.run_watched(cmd, timeout=120)
         if p.returncode != 0:
             failures.append(f"{command} of {odd!r} failed: {p.stderr.strip()}")
             continue
@@ -106,7 +106,7 @@ def main():
         cmd = [args.mpiexec, "-n", str(r), args.einrel, "train", graph, "--loss", "L", "--params", "W1,b1,W2,b2",
                "--lr", str(lr), "--steps", str(args.steps), "--input", data, "--output", out, "--report", report,
                "--planner", planner]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = check_common.run_watched(cmd, timeout=300)
         if p.returncode != 0:
             failures.append(f"np{r} {planner}: {' '.join(cmd)} failed: {p.stderr.strip()}")
             continue
@@ -138,7 +138,7 @@ def main():
                 cmd[cmd.index(extra[i]) + 1] = extra[i + 1]
             else:
                 cmd += extra[i:i + 2]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        p = check_common.run_watched(cmd, timeout=120)
         lines = [line for line in p.stderr.splitlines() if line.startswith("einrel: error:")]
         if p.returncode == 0 or len(lines) != 1 or expected not in lines[0] or os.path.exists(out):
             failures.append(f"train {' '.join(extra)}: status {p.returncode}, stderr {p.stderr!r}")
