@@ -46,10 +46,17 @@ void Communicator::own(MPI_Comm* comm) {
   check_mpi(MPI_Comm_size(*comm_, &size_), "MPI_Comm_size");
 }
 
+namespace {
+std::uint64_t agreements = 0;  // agree_on_failure's calls (MPI is used from one thread)
+}  // namespace
+
+std::uint64_t agreements_made() { return agreements; }
+
 void agree_on_failure(const Communicator& comm, const std::optional<std::string>& local_failure) {
   // The lowest failing rank (size when none failed) speaks for everyone.
   const int mine = local_failure ? comm.rank() : comm.size();
   int speaker = comm.size();
+  ++agreements;
   MPI_Request request;
   complete(MPI_Iallreduce(&mine, &speaker, 1, MPI_INT, MPI_MIN, comm.get(), &request), request, "MPI_Iallreduce");
   if (speaker == comm.size()) return;

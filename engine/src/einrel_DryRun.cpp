@@ -386,9 +386,14 @@ std::optional<double> estimated_seconds(const Graph& graph, const Schedule& sche
 }
 
 Extent failure_agreements(const Graph& graph, const Schedule& schedule) {
-  Extent n = 0;
-  for (VertexId v = 0; v < graph.size(); ++v)
-    if (!graph.vertex(v).is_input()) n += 2;  // operands placed; kernels run and the reduction prepared
+  Extent n = 1;       // the inputs and steps checked
+  bool owed = false;  // the last kernels' agreement waits for the next one, or one at the end
+  for (VertexId v = 0; v < graph.size(); ++v) {
+    if (graph.vertex(v).is_input()) continue;
+    owed = !schedule.reduction_moves(v);
+    n += owed ? 1 : 2;  // operands placed; kernels run and the reduction prepared, where partials move
+  }
+  n += owed;
   schedule.for_each_collective_transition(
       [&](VertexId, std::size_t, const Transition& t) { n += static_cast<Extent>(t.plan->steps.size()); });
   return n;

@@ -338,11 +338,12 @@ class Checker:
         d = self.graph_dir("inject",
                            "input A f64[24,16]\ninput B f64[16,20]\nT = einsum(\"ij,jk->ik\", A, B)\nS = softmax(T)\n"
                            "output T, S\n")
-        # Phase and the vertex it is injected at; at p = 8 every vertex moves data and reduces on R > 1.
-        # on the last rank, then on every rank at once (still one line in all)
+        # Phase and the vertex it is injected at; at p = 8 T moves data and reduces on R > 1; S, the last
+        # vertex, element-wise, moves no partials, so its kernels' failure is agreed at the end of the execution.
+        # On the last rank, then on every rank at once (still one line in all).
         for who, rank in ((str(R - 1), f"on rank {R - 1}"), ("all", "on rank ")):
             for phase, vertex in (("read", "B"), ("redistribute", "T"), ("kernels", "T"), ("reduce", "T"),
-                                  ("write", "S")):
+                                  ("kernels", "S"), ("write", "S")):
                 spec = f"{who}:{vertex}:{phase}"
                 p = self.einrel("run", "g.ein", "--random", "1", "--procs", "8", "--output", "out.h5", "--report",
                                 "r.json", cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})

@@ -211,9 +211,9 @@ output S, P, m, n, x, O, X
 // policy `collectives`), reductions deferred to them (a reduce-scatter in the reader's transition), and the
 // automatic choice: every output block against the reference, every rank's traffic and block bytes against
 // the dry run, on graphs whose intermediates feed one reader, under every planner at p = R.
-TEST(TEST_CATEGORY, CollectiveTransitionsAndDeferredReductions) {
-  const Communicator comm(MPI_COMM_WORLD);
-  const int R = comm.size();
+// Graphs whose intermediates feed one reader: chains of products in f64 and f32, and products, maxima and
+// minima of a chain.
+std::vector<Graph> one_reader_graphs() {
   std::vector<Graph> graphs;
   graphs.emplace_back().output(builders::matrix_chain_program(graphs.back(), 64, false, Dtype::f64));
   graphs.emplace_back().output(builders::matrix_chain_program(graphs.back(), 40, true, Dtype::f32));
@@ -229,8 +229,14 @@ W = einsum("bai->ab", V, agg=min)
 output m, W
 )",
                                "chain.ein"));
+  return graphs;
+}
+
+TEST(TEST_CATEGORY, CollectiveTransitionsAndDeferredReductions) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size();
   int collectives = 0, deferred = 0;
-  for (const Graph& g : graphs)
+  for (const Graph& g : one_reader_graphs())
     for (const std::string planner : {"eindecomp", "sqrt", "data", "greedy"})
       for (auto policy : {engine::TransitionPolicy::collectives, engine::TransitionPolicy::automatic}) {
         SCOPED_TRACE(planner + " " + std::string(engine::transition_policy_name(policy)) + "\n" + print_graph(g));
@@ -252,6 +258,41 @@ output m, W
   if (R > 1) {
     EXPECT_GT(collectives, 0);
     EXPECT_GT(deferred, 0);
+  }
+}
+
+// An execution makes the agreements on failure the dry run counts (engine::failure_agreements): one for its
+// checks, one per EinSum vertex, a second where the vertex's reduction moves partials, one at the end where the
+// last one's moves none, and one per step of a collective sequence; at R > 1 some vertices make one, some two.
+TEST(TEST_CATEGORY, AgreementsAreTheOnesTheDryRunCounts) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const int R = comm.size();
+  std::vector<Graph> graphs = one_reader_graphs();
+  graphs.push_back(parse_graph(
+      "input A f64[16,12]\ninput B f64[12,8]\nC = einsum(\"ij,jk->ik\", A, B)\nD = softmax(C)\noutput D\n", "f.ein"));
+  int one = 0, two = 0;
+  for (const Graph& g : graphs)
+    for (const std::string planner : {"eindecomp", "data"})
+      for (auto policy : {engine::TransitionPolicy::collectives, engine::TransitionPolicy::point_to_point})
+        for (Extent procs : {Extent{1}, partition::procs_for_ranks(R), Extent{4} * R}) {
+          SCOPED_TRACE(planner + " " + std::to_string(procs) + " " +
+                       std::string(engine::transition_policy_name(policy)) + "\n" + print_graph(g));
+          const engine::Schedule schedule(g, partition::make_plan(g, procs, planner).partitions, R, policy);
+          const std::uint64_t before = einrel::comm::agreements_made();
+          if (g.vertex(0).dtype == Dtype::f32)
+            test::execute_once(TEST_EXECSPACE{}, comm, g, schedule,
+                               scatter<float>(comm, g, schedule, whole_inputs<float>(g, 3, -1, 1)));
+          else
+            test::execute_once(TEST_EXECSPACE{}, comm, g, schedule,
+                               scatter<double>(comm, g, schedule, whole_inputs<double>(g, 3, -1, 1)));
+          EXPECT_EQ(static_cast<Extent>(einrel::comm::agreements_made() - before),
+                    engine::failure_agreements(g, schedule));
+          for (VertexId v = 0; v < g.size(); ++v)
+            if (!g.vertex(v).is_input()) ++(schedule.reduction_moves(v) ? two : one);
+        }
+  EXPECT_GT(one, 0);
+  if (R > 1) {
+    EXPECT_GT(two, 0);
   }
 }
 
@@ -645,15 +686,22 @@ TEST(TEST_CATEGORY, InjectedFailureReachesEveryRank) {
   const partition::Plan plan = partition::make_plan(g, 4, "eindecomp");
   const engine::Schedule schedule(g, plan.partitions, comm.size());
   const Values whole = whole_inputs<double>(g, 1, -1, 1);
-  for (engine::Phase phase : {engine::Phase::redistribute, engine::Phase::kernels, engine::Phase::reduce}) {
+  // Every vertex: its kernels' failure is agreed at once where its reduction moves partials, else at the next
+  // vertex's first agreement or (D, the last) at the end of the execution.
+  std::vector<std::pair<std::string, engine::Phase>> where = {{"C", engine::Phase::redistribute}};
+  for (VertexId v = 0; v < g.size(); ++v)
+    if (!g.vertex(v).is_input())
+      for (engine::Phase phase : {engine::Phase::kernels, engine::Phase::reduce})
+        where.emplace_back(g.vertex(v).name, phase);
+  for (const auto& [vertex, phase] : where) {
     engine::PipelineOptions options;
-    options.failure = engine::FailureInjection{comm.size() - 1, "C", phase};
+    options.failure = engine::FailureInjection{comm.size() - 1, vertex, phase};
     try {
       test::execute_once(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);
-      ADD_FAILURE() << "no failure at " << engine::phase_name(phase);
+      ADD_FAILURE() << "no failure at " << engine::phase_name(phase) << " of " << vertex;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("injected failure on rank ") + std::to_string(comm.size() - 1) +
-                                           " at " + engine::phase_name(phase)),
+                                           " at " + engine::phase_name(phase) + " of '" + vertex + "'"),
                 std::string::npos)
           << e.what();
     }

@@ -187,16 +187,26 @@ TEST(Transition, AgreementsOnFailureAreCountedBesideTheEstimate) {
     const engine::Transition& t = s.transition(C, 1);
     const Extent steps = t.plan ? static_cast<Extent>(t.plan->steps.size()) : 0;
     EXPECT_EQ(steps > 0, policy == TransitionPolicy::collectives);
-    EXPECT_EQ(engine::failure_agreements(g, s), 2 * 2 + steps);
+    // the checks, S and C placed, no reduction moving partials (j uncut), so one more at the end; the steps
+    EXPECT_FALSE(s.reduction_moves(C));
+    const Extent n = 1 + 2 + 1 + steps;
+    EXPECT_EQ(engine::failure_agreements(g, s), n);
     const engine::Traffic traffic = engine::dry_run(g, s);
-    EXPECT_EQ(traffic.failure_agreements, 2 * 2 + steps);
-    EXPECT_DOUBLE_EQ(traffic.agreement_seconds, static_cast<double>(2 * 2 + steps) * model.agreement_seconds(4));
+    EXPECT_EQ(traffic.failure_agreements, n);
+    EXPECT_DOUBLE_EQ(traffic.agreement_seconds, static_cast<double>(n) * model.agreement_seconds(4));
     // their price follows the latency
     engine::MachineModel slow = model;
     slow.latency_seconds = slow.node_latency_seconds = 10 * model.latency_seconds;
     const Schedule again(g, plan, 4, policy, slow);
     EXPECT_DOUBLE_EQ(engine::dry_run(g, again).agreement_seconds, 10 * traffic.agreement_seconds);
   }
+  // j cut: C's partials move, and C agrees a second time, after its kernels, not at the end
+  std::vector<PartitionVector> split = plan;
+  split[3] = PartitionVector("ijk", {1, 4, 1});
+  const Schedule s(g, split, 4, TransitionPolicy::point_to_point, model);
+  EXPECT_TRUE(s.reduction_moves(C));
+  EXPECT_FALSE(s.reduction_moves(*g.find("S")));
+  EXPECT_EQ(engine::failure_agreements(g, s), 1 + 1 + 2);
 }
 
 // Layouts that are no distributed type (several blocks on a rank, idle ranks, uneven tiles) move point to

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -41,6 +42,10 @@ class Communicator {
 // rank failed; otherwise throws Error on every rank with the message of the lowest failing rank, so
 // that no rank goes on to post messages its failed peer will never match.
 void agree_on_failure(const Communicator& comm, const std::optional<std::string>& local_failure);
+
+// The agreements on failure this process has made, on any communicator (an engine's, its process meshes'): what
+// the dry run's count of an execution's agreements is checked against.
+std::uint64_t agreements_made();
 
 // Runs f() and agrees on its outcome (agree_on_failure): collective over comm. An exception f throws
 // on one rank is thrown, with its message, on every rank.

@@ -61,8 +61,10 @@ enum class RankClasses { by_walk_key, none };
 Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute::ExchangeLimits& limits = {},
                 CallCosts* costs = nullptr, RankClasses classes = RankClasses::by_walk_key);
 
-// The agreements on failure one execution of the schedule makes (StepRunner; docs/engine.md "Failures"): two per
-// EinSum vertex and one per step of each collective sequence (Traffic::failure_agreements).
+// The agreements on failure one execution of the schedule makes (execute; docs/engine.md "Failures"): one for
+// its checks of inputs and steps, one per EinSum vertex, a second where its reduction moves partials
+// (Schedule::reduction_moves), one at the end where the last vertex's reduction moves none, and one per step of each
+// collective sequence (Traffic::failure_agreements).
 Extent failure_agreements(const Graph& graph, const Schedule& schedule);
 
 // The dry run's estimated makespan (Traffic::estimated_seconds), to the bit, without walking a rank, where every

@@ -40,12 +40,7 @@ EngineResult<typename ExecutionSpace::memory_space> execute(
     const Graph& graph, const Schedule& schedule, const RankSteps& steps,
     std::vector<std::optional<AnyDistributed<typename ExecutionSpace::memory_space>>> inputs,
     const PipelineOptions& options = {}, const InputReader<typename ExecutionSpace::memory_space>& read = {}) {
-  detail::check_engine_inputs(exchange.comm(), graph, schedule, inputs);
-  comm::collectively(exchange.comm(), [&] {
-    if (steps.rank != exchange.comm().rank())
-      throw Error("the steps of rank " + std::to_string(steps.rank) + " cannot run on rank " +
-                  std::to_string(exchange.comm().rank()));
-  });
+  detail::check_engine_inputs(exchange.comm(), graph, schedule, steps, inputs);
   return detail::StepRunner<ExecutionSpace>(exec, exchange, graph, schedule, options, std::move(inputs), read)
       .run(steps);
 }

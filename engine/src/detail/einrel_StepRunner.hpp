@@ -91,6 +91,7 @@ class StepRunner {
       result_.traffic.tuples += s.work->tuples();
       if (options_.on_vertex_done) options_.on_vertex_done(s.vertex, seconds_since(start));
     }
+    if (owed_) agreed([] {});  // the last vertex's kernels made no agreement of their own
     result_.traffic.peak_block_bytes = peak_;
     return std::move(result_);
   }
@@ -121,6 +122,29 @@ class StepRunner {
   void sample(const Extra& extra) {
     peak_ = std::max(peak_, census_bytes(extra));
   }
+  // Runs `body` and agrees on its outcome (comm::collectively), with a failure held since a skipped agreement:
+  // a rank holding one throws it here without running `body`.
+  template <class F>
+  void agreed(F&& body) {
+    comm::collectively(comm_, [&] {
+      if (held_) throw Error(*held_);
+      body();
+    });
+    owed_ = false;
+  }
+  // Runs `body` where no message depends on its outcome before the next agreement: a failure is held for that
+  // agreement (agreed) rather than agreed now, and a rank holding one skips `body`.
+  template <class F>
+  void agreed_later(F&& body) {
+    owed_ = true;
+    if (held_) return;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      held_ = *e.what() ? e.what() : "unknown failure";
+    }
+  }
+
   // The operands' blocks, for a census.
   template <class S>
   static auto with(const Operands<S>& operands) {
@@ -137,6 +161,10 @@ class StepRunner {
     std::vector<Block<S>> incoming;  // the partial blocks this rank receives to reduce
     place_operands<S>(s, operands);
     run_kernels<S>(s, operands, partials, incoming);
+    if (held_) {  // a failure in kernels that moved nothing: no value, and the next agreement throws it
+      result_.values[s.vertex].reset();
+      return;
+    }
     const auto reduce_start = std::chrono::steady_clock::now();
     reduce<S>(s, partials, incoming);
     const VertexSchedule& vs = schedule_.vertex(s.vertex);
@@ -156,7 +184,7 @@ class StepRunner {
     VertexMeasure& measure = result_.vertices[s.vertex];
     PhaseRegion region(vertex.name, "redistribute");
     std::vector<const redistribute::RedistributionPlan*> plans(s.work->operands.size(), nullptr);
-    comm::collectively(comm_, [&] {
+    agreed([&] {
       inject(options_.failure, comm_.rank(), vertex.name, Phase::redistribute);
       for (const OperandSteps& op : s.work->operands) {
         if (op.source != OperandSource::exchange && op.source != OperandSource::read) continue;
@@ -260,8 +288,8 @@ class StepRunner {
 
   // (2) Every kernel call: a new partial block per output block (the first operand's block in place), later
   // calls of that block accumulating into it; then, the operands released, the reduction's incoming blocks
-  // allocated (prepare_reduce). One agreement on failure covers both: a vertex agrees twice, once its operands'
-  // blocks are allocated and once here (docs/engine.md "Failures").
+  // allocated (prepare_reduce). One agreement on failure covers both, where the reduction moves partials; where
+  // it moves none, a failure here waits for the next agreement (docs/engine.md "Failures").
   template <class S>
   void run_kernels(const VertexSteps& s, Operands<S>& operands, Partials<S>& partials,
                    std::vector<Block<S>>& incoming) {
@@ -279,7 +307,7 @@ class StepRunner {
       const std::size_t held = census_bytes(with<S>(operands));
       std::size_t taken = 0;
       auto bytes = [](const Block<S>& b) { return b.view().span() * sizeof(S); };
-      comm::collectively(comm_, [&] {
+      auto body = [&] {
         inject(options_.failure, comm_.rank(), vertex.name, Phase::kernels);
         for (const KernelCall& call : s.work->kernels) {
           if (!call.reads.empty()) {
@@ -316,7 +344,11 @@ class StepRunner {
         compat::fence(exec_, "einrel::engine: kernels of " + vertex.name);
         operands.clear();
         prepare_reduce<S>(s, partials, incoming);
-      });
+      };
+      if (schedule_.reduction_moves(s.vertex))
+        agreed(body);
+      else
+        agreed_later(body);
     }
     result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start) - read_seconds;
     result_.vertices[s.vertex].read_seconds += read_seconds;
@@ -370,17 +402,23 @@ class StepRunner {
   EngineResult<Memory> result_;
   const InputReader<Memory>& read_;
   std::size_t peak_ = 0;
+  std::optional<std::string> held_;  // this rank's failure, held for the next agreement (agreed_later)
+  bool owed_ = false;                // an agreement skipped since the last one made
 };
 
-// Throws Error (on every rank) unless the schedule is for comm's ranks and every input that is not streamed
-// holds blocks of its dtype in the schedule's layout.
+// Throws Error (on every rank) unless the schedule is for comm's ranks, `steps` are this rank's and every input
+// that is not streamed holds blocks of its dtype in the schedule's layout: one agreement.
 template <class MemorySpace>
 void check_engine_inputs(const comm::Communicator& comm, const Graph& graph, const Schedule& schedule,
+                         const RankSteps& steps,
                          const std::vector<std::optional<AnyDistributed<MemorySpace>>>& values) {
   comm::collectively(comm, [&] {
     if (schedule.ranks() != comm.size())
       throw Error("a schedule for " + std::to_string(schedule.ranks()) + " ranks cannot run on " +
                   std::to_string(comm.size()));
+    if (steps.rank != comm.rank())
+      throw Error("the steps of rank " + std::to_string(steps.rank) + " cannot run on rank " +
+                  std::to_string(comm.rank()));
     if (values.size() != graph.size())
       throw Error("the engine got " + std::to_string(values.size()) + " values for a graph of " +
                   std::to_string(graph.size()) + " vertices");
