@@ -46,9 +46,21 @@ if [[ $mode == demo ]]; then
   exit 0
 fi
 
+# The end of the output of each test that failed in ctest's last run in build directory $1, printed again at the
+# end of the run: a CI log kept only in part (its beginning and end) still shows why a test failed.
+failed_tails() {
+  local log="$1/Testing/Temporary/LastTest.log" name
+  while IFS=: read -r _ name; do
+    echo "[einrel] the end of ${name}'s output (${1}):"
+    awk -v p=" Test: ${name}" 'substr($0, length($0) - length(p) + 1) == p { on = 1 }
+      on && /^<end of output>$/ { exit } on' "$log" | tail -n 60
+  done <"$1/Testing/Temporary/LastTestsFailed.log"
+}
+tails=()
+
 status=0
 echo "[einrel] testing: ctest --test-dir ${build}"
-ctest --test-dir "$build" --output-on-failure --parallel "$jobs" || status=1
+ctest --test-dir "$build" --output-on-failure --parallel "$jobs" || { status=1; tails+=("$build"); }
 phase "tests"
 if [[ "${EINREL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   sanitize=${EINREL_SANITIZER_BUILD_DIR:-${root}/build-sanitize}
@@ -65,8 +77,9 @@ if [[ "${EINREL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   # Unit tests at 1 and 3 ranks (no rank label: one process), fuzzing, hostile input.
   echo "[einrel] testing the sanitizer build: ctest --test-dir ${sanitize} -L '^(unit|fuzz|hostile)\$' -LE '^np[^13]\$'"
   ctest --test-dir "$sanitize" --output-on-failure --parallel "$jobs" -L '^(unit|fuzz|hostile)$' -LE '^np[^13]$' ||
-    status=1
+    { status=1; tails+=("$sanitize"); }
   phase "sanitizer tests"
 fi
+for dir in "${tails[@]}"; do failed_tails "$dir" || true; done
 echo "[einrel] total: ${SECONDS} s"
 exit $status

@@ -47,22 +47,27 @@ def _stacks(pid):
             continue
         lines.append(f"--- process {p} ({name})")
         if shutil.which("gdb") and not name.startswith(("mpiexec", "hydra")):
-            bt = subprocess.run(["gdb", "-batch", "-p", str(p), "-ex", "thread apply all bt"], capture_output=True,
-                                text=True, timeout=120)
-            lines += [line for line in bt.stdout.splitlines() if line.startswith(("#", "Thread"))]
+            try:
+                bt = subprocess.run(["gdb", "-batch", "-p", str(p), "-ex", "thread apply all bt"],
+                                    capture_output=True, text=True, timeout=30)
+                lines += [line for line in bt.stdout.splitlines() if line.startswith(("#", "Thread"))]
+            except subprocess.TimeoutExpired:
+                lines.append("(gdb took more than 30 s)")
     return "\n".join(lines)
 
 
 def run_watched(cmd, timeout=240, cwd=None, env=None):
     """subprocess.run(cmd, capture_output=True, text=True) with a limit: a command still running after `timeout`
-    seconds is not raised on but reported, so that the check names the case that hung and goes on. The report
-    (stderr of the result, whose returncode is then None) holds every process's stacks, taken before the command
-    and every process below it are killed."""
+    seconds is not raised on but reported, so that the check names the case that hung and goes on: printed at once
+    with every process's stacks, taken before the command and every process below it are killed, and said in the
+    stderr of the result, whose returncode is then None."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
     try:
         out, err = p.communicate(timeout=timeout)
         return subprocess.CompletedProcess(cmd, p.returncode, out, err)
     except subprocess.TimeoutExpired:
+        hung = f"HUNG: still running after {timeout} s, killed: {' '.join(cmd)}"
+        print(hung, flush=True)  # first, in case the test's own limit ends it while the stacks are taken
         stacks = _stacks(p.pid)
         for q in [p.pid] + _descendants(p.pid):  # MPI launchers may put the ranks in groups of their own
             try:
@@ -70,8 +75,8 @@ def run_watched(cmd, timeout=240, cwd=None, env=None):
             except ProcessLookupError:
                 pass
         out, err = p.communicate()
-        err += f"\nHUNG: still running after {timeout} s, killed: {' '.join(cmd)}\n{stacks}\n"
-        print(err, flush=True)
+        print(stacks, flush=True)
+        err += f"\n{hung} (its stacks printed above)\n"
         return subprocess.CompletedProcess(cmd, None, out, err)
 
 

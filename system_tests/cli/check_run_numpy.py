@@ -84,7 +84,7 @@ CASES = [
 
 def run(cmd, env=None, **kw):
     full_env = dict(os.environ, **(env or {}))
-    return run_watched(cmd, env=full_env, **kw)
+    return run_watched(cmd, timeout=120, env=full_env, **kw)  # each run takes seconds; the test's limit is 300
 
 
 class Checker:
