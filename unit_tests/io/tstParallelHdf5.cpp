@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -230,6 +231,36 @@ TEST(ParallelHdf5, ErrorsAreTheSameOnEveryRankAndLeaveNothing) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (comm.rank() == 0) {
     EXPECT_EQ(dir.count(), 2u);
+  }
+}
+
+// The output's space is reserved before HDF5 writes anything (a disk that fills inside HDF5's collective close
+// fails it on some ranks only, and the others wait there for ever): an output larger than the file system can
+// hold fails at once, the same on every rank, and leaves nothing; a written file keeps none of the reserve past
+// its end.
+TEST(ParallelHdf5, AnOutputsSpaceIsReservedBeforeItIsWritten) {
+  const Communicator comm(MPI_COMM_WORLD);
+  test::TempDir dir;
+  const Bound huge{Extent{1} << 28, Extent{1} << 28};  // 512 PiB of f64: no file system holds it
+  const std::string path = dir.file("huge.h5");
+  const std::string error = test::error_of([&] { io::write_boxes(comm, path, {{"A", Dtype::f64, huge, {}}}); });
+  EXPECT_EQ(error.find("cannot write output file '" + path + "' ("), 0u) << error;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (comm.rank() == 0) {
+    EXPECT_EQ(dir.count(), 0u);
+  }
+  const Bound bound{300, 200};
+  std::vector<double> values(300 * 200, 1.5);
+  io::DatasetBoxes out{"A", Dtype::f64, bound, {}};
+  if (comm.rank() == 0) out.boxes.push_back({Box{{0, 0}, {300, 200}}, values.data()});
+  io::write_boxes(comm, dir.file("out.h5"), {out});
+  if (comm.rank() == 0) {
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.file("out.h5").c_str(), &st), 0);
+    EXPECT_GE(st.st_size, 300 * 200 * 8);
+    EXPECT_LE(static_cast<std::uintmax_t>(st.st_blocks) * 512,
+              (static_cast<std::uintmax_t>(st.st_size) + 4095) / 4096 * 4096);
+    EXPECT_EQ(std::get<std::vector<double>>(io::read_dataset(dir.file("out.h5"), "A", Dtype::f64, bound)), values);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
@@ -129,6 +130,14 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::commit() {
   if (const char* pause = std::getenv("EINREL_TEST_PAUSE_BEFORE_COMMIT"); pause && *pause)
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(pause)));
+  if (reserved_) {  // the disk reserved past the file's end, which the file keeps until truncated
+    const int fd = ::open(temporary_.c_str(), O_WRONLY);
+    struct stat st {};
+    const bool freed = fd >= 0 && ::fstat(fd, &st) == 0 && ::ftruncate(fd, st.st_size) == 0;
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    if (!freed) throw Error("cannot create '" + path_ + "': " + std::strerror(error));
+  }
   std::error_code ec;
   std::filesystem::rename(temporary_, path_, ec);
   if (ec) throw Error("cannot create '" + path_ + "': " + ec.message());
@@ -160,6 +169,30 @@ std::optional<std::string> write_whole(const std::string& path, const std::strin
 void AtomicFile::create_temporary() {
   if (const auto reason = write_whole(temporary_, ""))
     throw Error("cannot create output file '" + path_ + "': " + *reason);
+}
+
+void AtomicFile::reserve(std::uintmax_t bytes) {
+  const std::string failure = "cannot write output file '" + path_ + "' (" + std::to_string(bytes) + " bytes)";
+  int error = ENOTSUP;
+#ifdef FALLOC_FL_KEEP_SIZE
+  const int fd = ::open(temporary_.c_str(), O_WRONLY);
+  if (fd < 0) throw Error(failure + ": " + std::strerror(errno));
+  int rc;
+  do rc = ::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes));
+  while (rc != 0 && errno == EINTR);
+  error = rc == 0 ? 0 : errno;
+  ::close(fd);
+#endif
+  reserved_ = error == 0;
+  if (error == 0) return;
+  if (error != EOPNOTSUPP && error != ENOTSUP && error != ENOSYS && error != EINVAL)
+    throw Error(failure + ": " + std::strerror(error));
+  // A file system that cannot reserve: at least the space must be free now.
+  const std::filesystem::path parent = std::filesystem::path(temporary_).parent_path();
+  struct statvfs fs {};
+  if (::statvfs(parent.empty() ? "." : parent.c_str(), &fs) == 0 &&
+      static_cast<std::uintmax_t>(fs.f_bavail) * fs.f_frsize < bytes)
+    throw Error(failure + ": " + std::strerror(ENOSPC));
 }
 
 void AtomicFile::write_text(const std::string& text) {

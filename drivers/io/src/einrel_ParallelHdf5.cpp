@@ -4,6 +4,7 @@
 #include <einrel_ParallelHdf5.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -187,6 +188,16 @@ Handle create_dataset(hid_t file, const std::string& name, hid_t type, const Bou
   return dataset;
 }
 
+// The bytes of a file holding `datasets` and `masks` contiguously, with room for HDF5's metadata: what
+// write_boxes reserves.
+std::uintmax_t file_bytes(const std::vector<DatasetBoxes>& datasets, const std::vector<DatasetMask>& masks) {
+  std::uintmax_t bytes = 16 * 1024 + 4 * 1024 * (datasets.size() + masks.size());
+  for (const DatasetBoxes& d : datasets)
+    bytes += static_cast<std::uintmax_t>(num_elements(d.bound)) * dtype_bytes(d.dtype);
+  for (const DatasetMask& m : masks) bytes += static_cast<std::uintmax_t>(num_elements(m.dims));
+  return bytes;
+}
+
 }  // namespace
 
 void write_boxes(const Communicator& comm, const std::string& path, const std::vector<DatasetBoxes>& datasets,
@@ -198,9 +209,13 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
   const std::string temporary = comm::broadcast_string(comm, out ? out->temporary_path() : "", 0);
   std::optional<RemoveOnSignal> on_signal;  // whichever rank a signal reaches first removes the file
   if (!out) on_signal.emplace(temporary);
-  // The OS's reason where the file cannot be made (HDF5's own error says only that it could not).
+  // The OS's reason where the file cannot be made (HDF5's own error says only that it could not), and its space
+  // reserved before HDF5 writes: a disk that fills during HDF5's collective close fails it on some ranks only,
+  // which then leave the others waiting in its barriers (HDF5 1.10, MPI-IO).
   collectively(comm, [&] {
-    if (out) out->create_temporary();
+    if (!out) return;
+    out->create_temporary();
+    out->reserve(file_bytes(datasets, masks));
   });
   {
     std::optional<Handle> file;

@@ -1,6 +1,7 @@
 #ifndef EINREL_ATOMICFILE_HPP
 #define EINREL_ATOMICFILE_HPP
 
+#include <cstdint>
 #include <string>
 
 namespace einrel::io {
@@ -38,15 +39,22 @@ class AtomicFile {
   // Creates the temporary file empty; throws Error with the OS's reason (a missing directory, no permission, a
   // full disk) when it cannot.
   void create_temporary();
+  // Reserves `bytes` of disk for the temporary file (created) without changing its size (Linux fallocate,
+  // FALLOC_FL_KEEP_SIZE), so that writes within them cannot fail for want of space; where the file system
+  // cannot reserve, checks that as many bytes are free now (statvfs). Throws Error with the OS's reason ("No
+  // space left on device") when they are not there.
+  void reserve(std::uintmax_t bytes);
   // Writes `text` as the whole content of the temporary file; throws Error with the OS's reason when that fails.
   void write_text(const std::string& text);
-  // Renames the temporary file onto the final path; throws Error if that fails.
+  // Renames the temporary file onto the final path (first freeing what reserve() kept past its end); throws Error
+  // if that fails.
   void commit();
 
  private:
   std::string path_, temporary_;
   RemoveOnSignal on_signal_;
   bool committed_ = false;
+  bool reserved_ = false;
 };
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every temporary file of a live AtomicFile or
