@@ -1,11 +1,11 @@
-// Parallel HDF5 raw-data transfers, independent against collective (docs/scale.md "HDF5 transfers"; issue 63
-// item 2 asks which einrel should use). An N x N f64 dataset is cut into tiles of edge TILE dealt to the ranks
-// round-robin (TILE 0: one block per rank on a near-square grid of the ranks, the planner's usual layout), and
-// each rank writes, then reads back, its tiles through MPI-IO:
-//   independent  one H5Dwrite/H5Dread per tile, H5FD_MPIO_INDEPENDENT (what einrel::io does);
+// Parallel HDF5 raw-data transfers, independent against collective (docs/scale.md "HDF5 transfers": the
+// measurement behind einrel::io's choice between them). An N x N f64 dataset is cut into tiles of edge TILE dealt to
+// the ranks round-robin (TILE 0: one block per rank on a near-square grid of the ranks, the planner's usual layout),
+// and each rank writes, then reads back, its tiles through MPI-IO:
+//   independent  one H5Dwrite/H5Dread per tile, H5FD_MPIO_INDEPENDENT (einrel::io's where ranks outnumber cores);
 //   collective   one call per rank selecting all its tiles (a union of hyperslabs, none on a rank without
-//                tiles), H5FD_MPIO_COLLECTIVE (the memory holds the selection in file order; einrel would
-//                add a pass to put each block's elements in its own buffer, not timed here);
+//                tiles), H5FD_MPIO_COLLECTIVE (the memory holds the selection in file order; einrel::io adds a
+//                pass between it and each block's own buffer, not timed here: hdf5_run_bench.py times einrel whole);
 //   posix        each rank pwrite()s / pread()s the same bytes as whole rows of a flat file, no HDF5: the
 //                file system's own rate on this host, the ceiling both are quoted against.
 // Each repetition runs the three in turn (alternating, so a noisy host hurts each alike); a time is the slowest

@@ -2,6 +2,7 @@
 // no boxes, datasets in groups, scalars), checked against the serial reader and writer; errors agreed on
 // every rank; nothing left behind on failure.
 #include <einrel_Error.hpp>
+#include <einrel_Hdf5Transfer.hpp>
 #include <einrel_ParallelHdf5.hpp>
 #include <einrel_TestHdf5.hpp>
 
@@ -13,8 +14,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <random>
 
 namespace {
 
@@ -130,6 +133,111 @@ TEST(ParallelHdf5, ManySmallDatasetsRoundTrip) {
     files.read({dir.file("many.h5"), "/d" + std::to_string(k)}, Dtype::f64, bounds[k], targets);
     for (std::size_t i = 0; i < mine.size(); ++i) EXPECT_EQ(got[i], values[k]) << "dataset " << k;
   }
+}
+
+// Tensors of 0-4 dimensions cut by random grids, blocks dealt to random ranks (some with none, some with many),
+// written and read back through whichever transfer this run uses (ctest registers the program with
+// EINREL_HDF5_TRANSFER forced both ways): a collective transfer's one selection per rank, its runs put in file
+// order and back, must give every box its own elements. Reads ask for the same box twice and for boxes that
+// overlap on some ranks, which no single selection holds.
+TEST(ParallelHdf5, RandomCutsRoundTripInEitherTransfer) {
+  const Communicator comm(MPI_COMM_WORLD);
+  test::TempDir dir;
+  std::mt19937 gen(2026);  // the same draws on every rank, so every rank knows every block's owner
+  auto draw = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  auto random_grid = [&](const Bound& bound) {
+    Bound parts;
+    for (Extent e : bound) parts.push_back(draw(1, static_cast<int>(e)));
+    return BlockGrid(bound, parts);
+  };
+  for (int trial = 0; trial < 16; ++trial) {
+    Bound bound;
+    for (int d = draw(0, 4); d > 0; --d) bound.push_back(draw(1, 7));
+    const bool single = trial % 2 == 1;
+    const Dtype dtype = single ? Dtype::f32 : Dtype::f64;
+    const auto values = test::random_values<double>(bound, 500 + trial);
+    // The file's tensor: the drawn blocks hold `values`, a block drawn for no rank (owner == size) stays zero.
+    std::vector<double> expected(values.size(), 0.0);
+    std::vector<std::vector<double>> doubles;
+    std::vector<std::vector<float>> floats;
+    io::DatasetBoxes out{"T", dtype, bound, {}};
+    const BlockGrid grid = random_grid(bound);
+    for (Extent b = 0; b < grid.num_blocks(); ++b) {
+      const Box box = grid.box(grid.key(b));
+      const int owner = draw(0, comm.size());
+      if (owner == comm.size()) continue;
+      const auto part = cut(values, bound, box);
+      std::size_t i = 0;
+      test::for_each_element(box, bound, std::vector<Extent>(box.lo.size(), 0),
+                             [&](Extent flat) { expected[flat] = part[i++]; });
+      if (owner != comm.rank()) continue;
+      doubles.push_back(part);
+      floats.emplace_back(part.begin(), part.end());
+      out.boxes.push_back({box, single ? static_cast<const void*>(floats.back().data()) : doubles.back().data()});
+    }
+    if (single)
+      for (double& x : expected) x = static_cast<float>(x);
+    const std::string path = dir.file("t" + std::to_string(trial) + ".h5");
+    io::write_boxes(comm, path, {out}, {"T"});  // zero-filled: what no rank writes reads as zero
+    if (comm.rank() == 0) {
+      const auto whole = io::read_dataset(path, "T", dtype, bound);
+      if (single)
+        EXPECT_EQ(
+            std::vector<double>(std::get<std::vector<float>>(whole).begin(), std::get<std::vector<float>>(whole).end()),
+            expected)
+            << "trial " << trial;
+      else
+        EXPECT_EQ(std::get<std::vector<double>>(whole), expected) << "trial " << trial;
+    }
+
+    // Read back by another grid; odd ranks also ask for their first box twice (an overlap, read independently).
+    const BlockGrid read_grid = random_grid(bound);
+    std::vector<Box> wanted;
+    for (Extent b = 0; b < read_grid.num_blocks(); ++b)
+      if (draw(0, comm.size() - 1) == comm.rank()) wanted.push_back(read_grid.box(read_grid.key(b)));
+    if (comm.rank() % 2 == 1 && !wanted.empty()) wanted.push_back(wanted.front());
+    std::vector<std::vector<double>> got_d(wanted.size());
+    std::vector<std::vector<float>> got_f(wanted.size());
+    std::vector<io::HostBox> targets;
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+      got_d[i].resize(static_cast<std::size_t>(wanted[i].size()));
+      got_f[i].resize(got_d[i].size());
+      targets.push_back({wanted[i], single ? static_cast<void*>(got_f[i].data()) : got_d[i].data()});
+    }
+    io::InputFiles files(comm);
+    files.read({path, "/T"}, dtype, bound, targets);
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+      const std::vector<double> got = single ? std::vector<double>(got_f[i].begin(), got_f[i].end()) : got_d[i];
+      EXPECT_EQ(got, cut(expected, bound, wanted[i])) << "trial " << trial << ", box " << i;
+    }
+  }
+}
+
+// EINREL_HDF5_TRANSFER takes independent (the default) or collective; anything else is the same error on every rank.
+TEST(ParallelHdf5, TheTransferIsChosenAlikeOnEveryRank) {
+  const Communicator comm(MPI_COMM_WORLD);
+  const char* before = std::getenv("EINREL_HDF5_TRANSFER");
+  const std::string saved = before ? before : "";
+  setenv("EINREL_HDF5_TRANSFER", "collective", 1);
+  EXPECT_EQ(io::detail::choose_transfer(comm), io::detail::Transfer::collective);
+  setenv("EINREL_HDF5_TRANSFER", "independent", 1);
+  EXPECT_EQ(io::detail::choose_transfer(comm), io::detail::Transfer::independent);
+  unsetenv("EINREL_HDF5_TRANSFER");
+  EXPECT_EQ(io::detail::choose_transfer(comm), io::detail::Transfer::independent);
+  setenv("EINREL_HDF5_TRANSFER", "sometimes", 1);
+  try {
+    io::detail::choose_transfer(comm);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "EINREL_HDF5_TRANSFER='sometimes': expected independent or collective");
+  }
+  // A rank that asks for independent transfers wins over ranks that ask for collective ones.
+  setenv("EINREL_HDF5_TRANSFER", comm.rank() == comm.size() - 1 ? "independent" : "collective", 1);
+  EXPECT_EQ(io::detail::choose_transfer(comm), io::detail::Transfer::independent);
+  if (before)
+    setenv("EINREL_HDF5_TRANSFER", saved.c_str(), 1);
+  else
+    unsetenv("EINREL_HDF5_TRANSFER");
 }
 
 // Streamed inputs: every rank opens a dataset together, then each reads its own boxes alone, one call per box

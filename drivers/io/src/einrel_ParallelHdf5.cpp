@@ -1,12 +1,12 @@
 #include <einrel_AtomicFile.hpp>
 #include <einrel_Error.hpp>
 #include <einrel_Hdf5Detail.hpp>
+#include <einrel_Hdf5Transfer.hpp>
 #include <einrel_ParallelHdf5.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,7 +15,6 @@
 namespace einrel::io {
 namespace {
 
-using comm::check_mpi;
 using comm::collectively;
 using comm::Communicator;
 using detail::Handle;
@@ -28,65 +27,16 @@ Handle mpio_file_access(const Communicator& comm) {
   return fapl;
 }
 
-// Raw data moves with independent MPI-IO transfers: each rank reads or writes only its own boxes, in as
-// many calls as it has boxes. Collective transfers (H5FD_MPIO_COLLECTIVE, with empty selections on ranks
-// with fewer boxes) hung intermittently here (HDF5 1.10.8, MPICH 4.0, ROMIO) once a file held a few dozen
-// small datasets: ranks ended up in different MPI-IO collectives inside one H5Dread. Opening, creating
-// and closing files and datasets stay collective, as parallel HDF5 requires.
-Handle independent_transfer() {
-  Handle dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  if (!dxpl.ok() || H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_INDEPENDENT) < 0)
-    throw Error("cannot set up HDF5 transfers through MPI-IO");
-  return dxpl;
+// This rank's boxes as move_boxes takes them.
+template <class HostBoxes>
+std::vector<detail::BoxMemory> memory_of(const HostBoxes& boxes) {
+  std::vector<detail::BoxMemory> memory;
+  for (const auto& b : boxes) memory.push_back({&b.box, const_cast<void*>(static_cast<const void*>(b.data))});
+  return memory;
 }
 
-// The dataset's file space with `box` selected (a 0-d dataset's box is its whole scalar space).
-Handle file_selection(hid_t dataset, const Box& box) {
-  Handle space(H5Dget_space(dataset), H5Sclose);
-  if (!space.ok() || box.lo.empty()) return space;
-  const std::vector<hsize_t> start(box.lo.begin(), box.lo.end());
-  std::vector<hsize_t> count;
-  for (Extent e : box.extents()) count.push_back(static_cast<hsize_t>(e));
-  if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
-    return Handle();
-  return space;
-}
-
-// Local: transfer(mem_space, file_space, i) for each of this rank's boxes (the memory holds box i's
-// elements in C order; one dimension suffices, the file selection gives the shape), up to the first failure:
-// nothing when all succeeded, else `failure` with its reason (detail::with_reason).
-std::optional<std::string> transfer_local_boxes(hid_t dataset, const std::vector<const Box*>& boxes,
-                                                const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer,
-                                                const std::string& failure) {
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    const Handle file_space = file_selection(dataset, *boxes[i]);
-    const hsize_t n = static_cast<hsize_t>(boxes[i]->size());
-    const Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    if (!file_space.ok() || !mem_space.ok() || transfer(mem_space.get(), file_space.get(), i) < 0)
-      return detail::with_reason(failure);  // before the spaces close, which clears HDF5's error stack
-  }
-  return std::nullopt;
-}
-
-// Collective over comm: transfer_local_boxes, then agreement on the first failure, so that every rank throws
-// `failure` (with its reason) when any transfer failed.
-void transfer_boxes(const Communicator& comm, hid_t dataset, const std::vector<const Box*>& boxes,
-                    const std::function<herr_t(hid_t, hid_t, std::size_t)>& transfer, const std::string& failure) {
-  comm::agree_on_failure(comm, transfer_local_boxes(dataset, boxes, transfer, failure));
-}
-
-// The boxes' host memory read from `dataset` as `dtype`, through `dxpl`.
-std::function<herr_t(hid_t, hid_t, std::size_t)> box_reader(hid_t dataset, Dtype dtype, hid_t dxpl,
-                                                            const std::vector<HostBox>& boxes) {
-  return [=, &boxes](hid_t mem, hid_t file_space, std::size_t i) {
-    return H5Dread(dataset, detail::native_type(dtype), mem, file_space, dxpl, boxes[i].data);
-  };
-}
-
-std::vector<const Box*> boxes_of(const std::vector<HostBox>& boxes) {
-  std::vector<const Box*> selected;
-  for (const HostBox& b : boxes) selected.push_back(&b.box);
-  return selected;
+std::string reading_failure(const DatasetSource& source) {
+  return "input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) + "' failed";
 }
 
 }  // namespace
@@ -105,6 +55,7 @@ std::pair<std::string, DatasetSource> parse_binding(const std::string& text) {
 }
 
 struct InputFiles::OpenFiles {
+  std::optional<detail::Transfer> transfer;  // chosen at the first collective read
   std::map<std::string, Handle> by_path;
   // Declared after the files: closed before them.
   std::map<std::pair<std::string, std::string>, Handle> datasets;  // by (file, dataset)
@@ -143,11 +94,10 @@ void InputFiles::open(const DatasetSource& source, Dtype dtype, const Bound& bou
 
 void InputFiles::read(const DatasetSource& source, Dtype dtype, const Bound& bound, const std::vector<HostBox>& boxes) {
   open(source, dtype, bound);
+  if (!open_->transfer) open_->transfer = detail::choose_transfer(comm_);
   const hid_t dataset = open_->datasets.at({source.file, source.dataset}).get();
-  const Handle dxpl = independent_transfer();
-  transfer_boxes(
-      comm_, dataset, boxes_of(boxes), box_reader(dataset, dtype, dxpl.get(), boxes),
-      "input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) + "' failed");
+  comm::agree_on_failure(comm_, detail::move_boxes(dataset, dtype, detail::Direction::read, *open_->transfer,
+                                                   memory_of(boxes), reading_failure(source)));
 }
 
 void InputFiles::read_local(const DatasetSource& source, Dtype dtype, const std::vector<HostBox>& boxes) {
@@ -155,10 +105,8 @@ void InputFiles::read_local(const DatasetSource& source, Dtype dtype, const std:
   if (known == open_->datasets.end())
     throw Error("input file '" + source.file + "': dataset '" + detail::display_name(source.dataset) +
                 "' is read before it was opened");
-  const Handle dxpl = independent_transfer();
-  if (const auto failed = transfer_local_boxes(
-          known->second.get(), boxes_of(boxes), box_reader(known->second.get(), dtype, dxpl.get(), boxes),
-          "input file '" + source.file + "': reading dataset '" + detail::display_name(source.dataset) + "' failed"))
+  if (const auto failed = detail::move_boxes(known->second.get(), dtype, detail::Direction::read,
+                                             detail::Transfer::independent, memory_of(boxes), reading_failure(source)))
     throw Error(*failed);
 }
 
@@ -224,7 +172,7 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
       file.emplace(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
       if (!file->ok()) throw Error(detail::with_reason("cannot create output file '" + path + "'"));
     });
-    const Handle dxpl = independent_transfer();
+    const detail::Transfer transfer = detail::choose_transfer(comm);
     for (const DatasetBoxes& d : datasets) {
       const std::string failure = "writing dataset '" + d.name + "' to '" + path + "' failed";
       std::optional<Handle> dataset;
@@ -232,14 +180,8 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
       collectively(comm, [&] {
         dataset.emplace(create_dataset(file->get(), d.name, detail::native_type(d.dtype), d.bound, zero, failure));
       });
-      std::vector<const Box*> selected;
-      for (const ConstHostBox& b : d.boxes) selected.push_back(&b.box);
-      transfer_boxes(
-          comm, dataset->get(), selected,
-          [&](hid_t mem, hid_t file_space, std::size_t i) {
-            return H5Dwrite(dataset->get(), detail::native_type(d.dtype), mem, file_space, dxpl.get(), d.boxes[i].data);
-          },
-          failure);
+      comm::agree_on_failure(comm, detail::move_boxes(dataset->get(), d.dtype, detail::Direction::write, transfer,
+                                                      memory_of(d.boxes), failure));
     }
     for (const DatasetMask& m : masks) {
       const std::string failure = "writing dataset '" + m.name + "' to '" + path + "' failed";
@@ -248,6 +190,7 @@ void write_boxes(const Communicator& comm, const std::string& path, const std::v
         dataset.emplace(create_dataset(file->get(), m.name, H5T_NATIVE_UCHAR, m.dims, false, failure));
       });
       std::optional<std::string> failed;
+      const Handle dxpl = detail::transfer_properties(detail::Transfer::independent);
       if (comm.rank() == 0 &&
           H5Dwrite(dataset->get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, dxpl.get(), m.values.data()) < 0)
         failed = detail::with_reason(failure);

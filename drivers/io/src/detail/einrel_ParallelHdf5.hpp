@@ -3,7 +3,7 @@
 
 // Tensors in HDF5 files read and written by every rank at once (docs/cli.md: C order, f32/f64): each
 // rank transfers only the boxes of its own blocks, through MPI-IO (collective file and dataset
-// operations, independent raw-data transfers: see einrel_ParallelHdf5.cpp).
+// operations; raw data in independent or collective transfers: einrel_Hdf5Transfer.hpp).
 
 #include <einrel_BlockGrid.hpp>
 #include <einrel_Bound.hpp>
