@@ -78,6 +78,44 @@ std::string broadcast_string(const Communicator& comm, std::string text, int roo
   return text;
 }
 
+Gathered allgather_varying(const Communicator& comm, const std::vector<long long>& mine, std::int64_t piece) {
+  if (piece < 1 || piece > INT_MAX)
+    throw Error("allgather_varying: pieces of 1 to " + std::to_string(INT_MAX) + " values, not " +
+                std::to_string(piece));
+  const int n = comm.size();
+  const auto count = static_cast<long long>(mine.size());
+  std::vector<long long> counts(static_cast<std::size_t>(n));
+  MPI_Request request;
+  complete(MPI_Iallgather(&count, 1, MPI_LONG_LONG, counts.data(), 1, MPI_LONG_LONG, comm.get(), &request), request,
+           "MPI_Iallgather");
+  Gathered all;
+  all.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (int r = 0; r < n; ++r) all.offsets[r + 1] = all.offsets[r] + counts[r];
+  all.values.resize(static_cast<std::size_t>(all.offsets[n]));
+  // Round k moves values [k step, (k + 1) step) of every rank; n step <= INT_MAX keeps its displacements ints.
+  // Every rank knows every count, so all make the same rounds; one round receives in place.
+  const std::int64_t step = std::max<std::int64_t>(1, std::min<std::int64_t>(piece, INT_MAX / n));
+  const std::int64_t most = *std::max_element(counts.begin(), counts.end());
+  const bool in_place = most <= step;
+  std::vector<int> round_counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
+  std::vector<long long> buffer;
+  for (std::int64_t at = 0; at < most; at += step) {
+    for (int r = 0; r < n; ++r) {
+      round_counts[r] = static_cast<int>(std::clamp<std::int64_t>(counts[r] - at, 0, step));
+      displs[r] = r == 0 ? 0 : displs[r - 1] + round_counts[r - 1];
+    }
+    if (!in_place) buffer.resize(static_cast<std::size_t>(displs[n - 1] + round_counts[n - 1]));
+    long long* into = in_place ? all.values.data() : buffer.data();
+    complete(MPI_Iallgatherv(mine.data() + std::min<std::int64_t>(at, count), round_counts[comm.rank()], MPI_LONG_LONG,
+                             into, round_counts.data(), displs.data(), MPI_LONG_LONG, comm.get(), &request),
+             request, "MPI_Iallgatherv");
+    if (in_place) continue;
+    for (int r = 0; r < n; ++r)
+      std::copy_n(buffer.begin() + displs[r], round_counts[r], all.values.begin() + all.offsets[r] + at);
+  }
+  return all;
+}
+
 int ranks_per_node(const Communicator& comm) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),

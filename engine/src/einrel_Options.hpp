@@ -43,8 +43,9 @@ struct Options {
   // below it dropped (docs/sparse.md "Screening by norms"); 0: none.
   double screen = 0;
   std::size_t comm_buffer_limit = 0;  // --comm-buffer-limit: bytes of send + receive buffers per round (0: no cap)
-  // The most elements one MPI message holds: a larger exchange piece, partial block or synthesized collective's
-  // call goes as several (MPI counts are int). Tests lower it to run that path on small data.
+  // The most elements one MPI message holds: a larger exchange piece, partial block, synthesized collective's
+  // call or gather of the caller's boxes goes as several (MPI counts are int). Tests lower it to run that path on
+  // small data.
   Extent max_message_elements = INT_MAX;
   InputReads input_reads = InputReads::move;  // `einrel run` and `matrix-chain`: again
   bool warm_memory = true;  // --no-warm-memory turns it off: take every block before the first execution (warm_memory)

@@ -57,34 +57,24 @@ BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>
   return BlockLayout(grid, Placement::sites(sites, num_ranks));
 }
 
-std::vector<std::vector<Box>> gather_boxes(const comm::Communicator& comm, const std::vector<Box>& my_boxes) {
-  // Each box as its lo then hi coordinates; every rank sends the rank of its boxes first so that
-  // a mismatch is found after the gather, not as a truncated message.
+std::vector<std::vector<Box>> gather_boxes(const comm::Communicator& comm, const std::vector<Box>& my_boxes,
+                                           Extent max_message_elements) {
+  // Each box as its rank, then its lo and hi coordinates, so that boxes of another rank than the bound are
+  // found after the gather (cover_layout), not as a garbled message.
   std::vector<long long> mine;
   for (const Box& b : my_boxes) {
     mine.push_back(static_cast<long long>(b.lo.size()));
     mine.insert(mine.end(), b.lo.begin(), b.lo.end());
     mine.insert(mine.end(), b.hi.begin(), b.hi.end());
   }
-  const int n = comm.size();
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(n), displs(n);
-  MPI_Request request;
-  comm::complete(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm.get(), &request), request,
-                 "MPI_Iallgather");
-  for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<long long> all(static_cast<std::size_t>(displs[n - 1] + counts[n - 1]));
-  comm::complete(MPI_Iallgatherv(mine.data(), count, MPI_LONG_LONG, all.data(), counts.data(), displs.data(),
-                                 MPI_LONG_LONG, comm.get(), &request),
-                 request, "MPI_Iallgatherv");
-  std::vector<std::vector<Box>> boxes(n);
-  for (int r = 0; r < n; ++r)
-    for (int i = displs[r]; i < displs[r] + counts[r];) {
-      const auto rank = static_cast<std::size_t>(all[i++]);
-      Box b{std::vector<Extent>(all.begin() + i, all.begin() + i + rank),
-            std::vector<Extent>(all.begin() + i + rank, all.begin() + i + 2 * rank)};
-      i += static_cast<int>(2 * rank);
-      boxes[r].push_back(std::move(b));
+  const comm::Gathered all = comm::allgather_varying(comm, mine, max_message_elements);
+  std::vector<std::vector<Box>> boxes(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r)
+    for (auto i = all.offsets[r]; i < all.offsets[r + 1];) {
+      const auto rank = static_cast<std::ptrdiff_t>(all.values[i++]);
+      const auto lo = all.values.begin() + i;
+      boxes[r].push_back(Box{std::vector<Extent>(lo, lo + rank), std::vector<Extent>(lo + rank, lo + 2 * rank)});
+      i += 2 * rank;
     }
   return boxes;
 }

@@ -99,8 +99,9 @@ void expect_pieces(const std::vector<LocalPiece<Scalar, TEST_MEMSPACE>>& pieces,
   }
 }
 
+// `largest_message`: Options::max_message_elements (the gather of the boxes in rounds below INT_MAX).
 template <class Scalar>
-void slabs_and_bricks(double tol) {
+void slabs_and_bricks(double tol, Extent largest_message = INT_MAX) {
   const int rank = world_rank(), ranks = world_size();
   const Dtype dtype = dtype_of<Scalar>();
   const Bound a_bound{23, 17}, b_bound{17, 19}, t_bound{23, 19};
@@ -115,7 +116,9 @@ void slabs_and_bricks(double tol) {
   const auto r = g.einsum("ik->i", t, named);
   g.output(t);
   g.output(r);
-  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g);
+  engine::Options options;
+  options.max_message_elements = largest_message;
+  Program<TEST_EXECSPACE> program(MPI_COMM_WORLD, g, options);
 
   auto a_values = test::random_values<Scalar>(a_bound, 1);
   const auto b_values = test::random_values<Scalar>(b_bound, 2);
@@ -200,6 +203,9 @@ TEST(TEST_CATEGORY, AMemoryLimitBelowTheScoresSlicesThem) {
 
 TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF64) { slabs_and_bricks<double>(1e-13); }
 TEST(TEST_CATEGORY, SlabsAndBricksInAndOutF32) { slabs_and_bricks<float>(1e-5); }
+// Every message of at most 3 values: the boxes gathered in rounds (comm::allgather_varying), the exchanges and
+// reductions split.
+TEST(TEST_CATEGORY, SlabsAndBricksInMessagesOfThreeValues) { slabs_and_bricks<double>(1e-13, 3); }
 
 // A sparse input's pieces that leave blocks uncovered give its shape (docs/sparse.md): the graph is planned at
 // the first execute, the uncovered cells are absent, and the outputs (one sparse, one dense) equal the

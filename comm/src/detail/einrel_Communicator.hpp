@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace einrel::comm {
 
@@ -63,6 +64,17 @@ void collectively(const Communicator& comm, F&& f) {
 // Collective over comm: `text` as given on rank `root`, on every rank, of any length (its length in 64 bits,
 // the text in broadcasts of at most `piece` characters; tests lower it to reach the split on short texts).
 std::string broadcast_string(const Communicator& comm, std::string text, int root, int piece = INT_MAX);
+
+// Every rank's values, concatenated in rank order: rank r's are values[offsets[r] .. offsets[r + 1]).
+struct Gathered {
+  std::vector<long long> values;
+  std::vector<std::int64_t> offsets;  // size() + 1 entries
+};
+
+// Collective over comm: every rank's `mine`, on every rank (MPI_Allgatherv). Counts and offsets are 64-bit:
+// where a rank's count or the total passes MPI's int counts and displacements, the gather goes in rounds that
+// move at most `piece` values of each rank and INT_MAX in all (tests lower `piece` to reach the rounds).
+Gathered allgather_varying(const Communicator& comm, const std::vector<long long>& mine, std::int64_t piece = INT_MAX);
 
 // Collective over comm: the ranks each node holds (MPI_COMM_TYPE_SHARED) where comm's ranks are numbered
 // node by node, every node holding as many (rank r on node r / n); 0 where they are not.

@@ -167,7 +167,8 @@ class ProgramState {
       const Vertex& vertex = graph_.vertex(v);
       if (!vertex.sparse || vertex.shape) continue;
       const auto all =
-          redistribute::gather_boxes(comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *binding(v)));
+          redistribute::gather_boxes(comm_, std::visit([](const auto& b) { return boxes_of(b.pieces); }, *binding(v)),
+                                     options_.max_message_elements);
       comm::collectively(comm_, [&] {
         try {
           const redistribute::BlockLayout cover = redistribute::cover_layout(vertex.bound, all, true);
@@ -250,7 +251,7 @@ class ProgramState {
     b.plan.reset();
     b.target.reset();
     b.boxes = boxes_of(b.pieces);
-    const auto all = redistribute::gather_boxes(comm_, b.boxes);
+    const auto all = redistribute::gather_boxes(comm_, b.boxes, options_.max_message_elements);
     comm::collectively(comm_, [&] {
       try {
         b.cover = redistribute::cover_layout(vertex.bound, all, vertex.sparse);

@@ -4,6 +4,7 @@
 #include <einrel_BlockLayout.hpp>
 #include <einrel_Communicator.hpp>
 
+#include <climits>
 #include <vector>
 
 namespace einrel::redistribute {
@@ -20,8 +21,10 @@ namespace einrel::redistribute {
 // docs/sparse.md): then a cell no box holds is an absent block (no site).
 BlockLayout cover_layout(const Bound& bound, const std::vector<std::vector<Box>>& boxes_by_rank, bool holes = false);
 
-// Collective over comm: every rank's `my_boxes`, gathered (MPI_Allgatherv), in one list per rank.
-std::vector<std::vector<Box>> gather_boxes(const comm::Communicator& comm, const std::vector<Box>& my_boxes);
+// Collective over comm: every rank's `my_boxes`, gathered (comm::allgather_varying: 64-bit counts, in MPI
+// calls of at most `max_message_elements` coordinates a rank), in one list per rank.
+std::vector<std::vector<Box>> gather_boxes(const comm::Communicator& comm, const std::vector<Box>& my_boxes,
+                                           Extent max_message_elements = INT_MAX);
 
 // The cell blocks of `layout` (a cover_layout) inside `box`, by grid id: what one piece is cut into.
 std::vector<Extent> cells_in(const BlockLayout& layout, const Box& box);
