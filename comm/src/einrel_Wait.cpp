@@ -32,6 +32,16 @@ void wait_all(std::vector<MPI_Request>& requests, const std::string& call) {
   });
 }
 
+MPI_Message probe(MPI_Comm comm, int peer, int tag, MPI_Status& status, const std::string& call) {
+  MPI_Message message = MPI_MESSAGE_NULL;
+  poll([&] {
+    int flag = 0;
+    check_mpi(MPI_Improbe(peer, tag, comm, &flag, &message, &status), call);
+    return flag != 0;
+  });
+  return message;
+}
+
 int wait_any(std::vector<MPI_Request>& requests, const std::string& call) {
   int index = MPI_UNDEFINED;
   poll([&] {

@@ -386,14 +386,11 @@ std::optional<double> estimated_seconds(const Graph& graph, const Schedule& sche
 }
 
 Extent failure_agreements(const Graph& graph, const Schedule& schedule) {
-  Extent n = 1;       // the inputs and steps checked
-  bool owed = false;  // the last kernels' agreement waits for the next one, or one at the end
-  for (VertexId v = 0; v < graph.size(); ++v) {
-    if (graph.vertex(v).is_input()) continue;
-    owed = !schedule.reduction_moves(v);
-    n += owed ? 1 : 2;  // operands placed; kernels run and the reduction prepared, where partials move
-  }
-  n += owed;
+  Extent n = 1;  // the inputs and steps checked
+  Extent vertices = 0;
+  for (VertexId v = 0; v < graph.size(); ++v) vertices += !graph.vertex(v).is_input();
+  // Each vertex's operands placed, its kernels' failures held for the next vertex's; one at the end for the last.
+  n += vertices + (vertices > 0);
   schedule.for_each_collective_transition(
       [&](VertexId, std::size_t, const Transition& t) { n += static_cast<Extent>(t.plan->steps.size()); });
   return n;

@@ -352,6 +352,18 @@ class Checker:
                                 "r.json", cwd=d, env={"EINREL_TEST_INJECT_FAILURE": spec})
                 self.expect_one_error(f"injected {spec}", d, ["g.ein"], p, f"injected failure {rank}")
                 self.expect(f" at {phase} of '{vertex}'" in (p.stdout + p.stderr), f"injected {spec}: the phase named")
+        # T's partial blocks of 512 KiB (j cut 4 ways): past MPICH's eager limit, so a failed rank's peers wait in
+        # their sends until it takes their messages (it stands in for its reduction's messages)
+        d = self.graph_dir("inject_large",
+                           "input A f64[256,8192]\ninput B f64[8192,256]\nT = einsum(\"ij,jk->ik\", A, B)\n"
+                           "S = softmax(T)\noutput T, S\n")
+        for who, rank in ((str(R - 1), f"on rank {R - 1}"), ("0", "on rank 0"), ("all", "on rank 0")):
+            for phase in ("kernels", "reduce"):
+                spec = f"{who}:T:{phase}"
+                p = self.einrel("run", "g.ein", "--random", "1", "--procs", "4", "--output", "out.h5", cwd=d,
+                                env={"EINREL_TEST_INJECT_FAILURE": spec})
+                self.expect_one_error(f"injected {spec}, large partials", d, ["g.ein"], p,
+                                      f"injected failure {rank} at {phase} of 'T'")
 
 
 def main():

@@ -262,15 +262,15 @@ TEST(TEST_CATEGORY, CollectiveTransitionsAndDeferredReductions) {
 }
 
 // An execution makes the agreements on failure the dry run counts (engine::failure_agreements): one for its
-// checks, one per EinSum vertex, a second where the vertex's reduction moves partials, one at the end where the
-// last one's moves none, and one per step of a collective sequence; at R > 1 some vertices make one, some two.
+// checks, one per EinSum vertex (whether its reduction moves partials or not: at R > 1 some do), one at the end,
+// and one per step of a collective sequence.
 TEST(TEST_CATEGORY, AgreementsAreTheOnesTheDryRunCounts) {
   const Communicator comm(MPI_COMM_WORLD);
   const int R = comm.size();
   std::vector<Graph> graphs = one_reader_graphs();
   graphs.push_back(parse_graph(
       "input A f64[16,12]\ninput B f64[12,8]\nC = einsum(\"ij,jk->ik\", A, B)\nD = softmax(C)\noutput D\n", "f.ein"));
-  int one = 0, two = 0;
+  int moving = 0;
   for (const Graph& g : graphs)
     for (const std::string planner : {"eindecomp", "data"})
       for (auto policy : {engine::TransitionPolicy::collectives, engine::TransitionPolicy::point_to_point})
@@ -288,11 +288,10 @@ TEST(TEST_CATEGORY, AgreementsAreTheOnesTheDryRunCounts) {
           EXPECT_EQ(static_cast<Extent>(einrel::comm::agreements_made() - before),
                     engine::failure_agreements(g, schedule));
           for (VertexId v = 0; v < g.size(); ++v)
-            if (!g.vertex(v).is_input()) ++(schedule.reduction_moves(v) ? two : one);
+            moving += !g.vertex(v).is_input() && R > 1 && !schedule.deferred(v) && schedule.vertex(v).group_size() > 1;
         }
-  EXPECT_GT(one, 0);
   if (R > 1) {
-    EXPECT_GT(two, 0);
+    EXPECT_GT(moving, 0);
   }
 }
 
@@ -678,36 +677,51 @@ TEST(TEST_CATEGORY, InPlaceVerticesOverwriteTheirOperand) {
   check_engine<double>(comm, kept, partition::make_plan(kept, 1, "eindecomp").partitions, 10, 1e-12);
 }
 
-// A failure injected on one rank in any phase of the engine ends the run on every rank with its message.
+// A failure injected on one rank, or on every rank, in any phase of the engine ends the run on every rank with its
+// message. Every vertex's kernels' failure waits for the next vertex's agreement or (D, the last) the one at the end
+// of the execution; where C's reduction moves partials (j cut R ways), the failed rank stands in for its messages,
+// whole or split (max_message_elements 5).
 TEST(TEST_CATEGORY, InjectedFailureReachesEveryRank) {
   const Communicator comm(MPI_COMM_WORLD);
   const Graph g = parse_graph(
       "input A f64[16,12]\ninput B f64[12,8]\nC = einsum(\"ij,jk->ik\", A, B)\nD = softmax(C)\noutput D\n", "f.ein");
   const partition::Plan plan = partition::make_plan(g, 4, "eindecomp");
-  const engine::Schedule schedule(g, plan.partitions, comm.size());
+  std::vector<PartitionVector> split = plan.partitions;
+  split[*g.find("C")] = PartitionVector("ijk", {1, comm.size(), 1});
+  const engine::Schedule chosen(g, plan.partitions, comm.size());
+  const engine::Schedule moving(g, split, comm.size(), engine::TransitionPolicy::point_to_point);
+  EXPECT_EQ(moving.vertex(*g.find("C")).group_size(), comm.size());
   const Values whole = whole_inputs<double>(g, 1, -1, 1);
-  // Every vertex: its kernels' failure is agreed at once where its reduction moves partials, else at the next
-  // vertex's first agreement or (D, the last) at the end of the execution.
   std::vector<std::pair<std::string, engine::Phase>> where = {{"C", engine::Phase::redistribute}};
   for (VertexId v = 0; v < g.size(); ++v)
     if (!g.vertex(v).is_input())
       for (engine::Phase phase : {engine::Phase::kernels, engine::Phase::reduce})
         where.emplace_back(g.vertex(v).name, phase);
-  for (const auto& [vertex, phase] : where) {
-    engine::PipelineOptions options;
-    options.failure = engine::FailureInjection{comm.size() - 1, vertex, phase};
-    try {
-      test::execute_once(TEST_EXECSPACE{}, comm, g, schedule, scatter<double>(comm, g, schedule, whole), options);
-      ADD_FAILURE() << "no failure at " << engine::phase_name(phase) << " of " << vertex;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("injected failure on rank ") + std::to_string(comm.size() - 1) +
-                                           " at " + engine::phase_name(phase) + " of '" + vertex + "'"),
-                std::string::npos)
-          << e.what();
-    }
-  }
-  // The communicator is still usable: a clean run follows.
+  for (const engine::Schedule* schedule : {&chosen, &moving})
+    for (Extent largest_message : {Extent{INT_MAX}, Extent{5}})
+      for (int rank : {comm.size() - 1, 0, engine::FailureInjection::every_rank})
+        for (const auto& [vertex, phase] : where) {
+          SCOPED_TRACE(std::string(engine::phase_name(phase)) + " of " + vertex + " on rank " + std::to_string(rank) +
+                       ", messages of " + std::to_string(largest_message) +
+                       (schedule == &moving ? ", C's partials moving" : ""));
+          engine::PipelineOptions options;
+          options.failure = engine::FailureInjection{rank, vertex, phase};
+          options.max_message_elements = largest_message;
+          const int named = rank == engine::FailureInjection::every_rank ? 0 : rank;  // the lowest failing rank's
+          try {
+            test::execute_once(TEST_EXECSPACE{}, comm, g, *schedule, scatter<double>(comm, g, *schedule, whole),
+                               options);
+            ADD_FAILURE() << "no failure";
+          } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("injected failure on rank " + std::to_string(named) + " at " +
+                                                 engine::phase_name(phase) + " of '" + vertex + "'"),
+                      std::string::npos)
+                << e.what();
+          }
+        }
+  // The communicator is still usable, no stand-in's message left over: clean runs follow.
   check_engine<double>(comm, g, plan.partitions, 2, 1e-12);
+  check_engine<double>(comm, g, split, 3, 1e-12, -1.0, 1.0, engine::TransitionPolicy::point_to_point);
 }
 
 }  // namespace

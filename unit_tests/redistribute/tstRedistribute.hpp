@@ -207,21 +207,32 @@ TEST(TEST_CATEGORY, redistribute_absent_blocks_read_zero) {
 
 // Whole blocks between every pair of ranks, each of a size and values that name its sender and receiver,
 // self messages included; the counts are what was posted. Blocks larger than the largest message (lowered to 1
-// and 4 elements here, INT_MAX by default) go in several messages and arrive whole; 0 is refused.
-void block_messages_between_every_pair(Extent largest) {
+// and 4 elements here, INT_MAX by default) go in several messages and arrive whole; 0 is refused. Rank
+// `stand_in` (none: -1) stands in instead (send_nothing, discard: a failed rank's part in the engine's reduction):
+// every call completes, the others' blocks from other ranks arrive whole, and nothing is left over for the next
+// messages on the tag. `scale` multiplies the sizes (past MPICH's eager limit: peers wait in their sends).
+void block_messages_between_every_pair(Extent largest, int stand_in = -1, Extent scale = 1) {
   const Communicator comm(MPI_COMM_WORLD);
   const int R = comm.size(), me = comm.rank();
-  auto size = [](int from, int to) { return Extent(3 + 5 * from + 2 * to); };
+  auto size = [scale](int from, int to) { return scale * Extent(3 + 5 * from + 2 * to); };
   auto value = [](int from, int to, Extent i) { return 1000.0 * from + 10.0 * to + static_cast<double>(i); };
   redistribute::BlockMessages<double, TEST_MEMSPACE> messages(comm.get(), 11, largest);
   std::vector<Tensor<double, TEST_MEMSPACE>> incoming;
   Extent sent = 0, received = 0;
   for (int peer = 0; peer < R; ++peer) {
+    if (me == stand_in) {
+      messages.discard(static_cast<std::size_t>(size(peer, me)), peer);
+      continue;
+    }
     incoming.push_back(Tensor<double, TEST_MEMSPACE>::uninitialized("incoming", {size(peer, me)}));
     messages.receive(incoming.back(), peer);
     received += size(peer, me);
   }
   for (int peer = 0; peer < R; ++peer) {
+    if (me == stand_in) {
+      messages.send_nothing(static_cast<std::size_t>(size(me, peer)), peer);
+      continue;
+    }
     std::vector<double> values(size(me, peer));
     for (Extent i = 0; i < size(me, peer); ++i) values[i] = value(me, peer, i);
     messages.send(tensor_from_host<TEST_MEMSPACE>("outgoing", {size(me, peer)}, values), peer);
@@ -230,7 +241,9 @@ void block_messages_between_every_pair(Extent largest) {
   messages.wait();
   EXPECT_EQ(messages.elements_sent(), sent);
   EXPECT_EQ(messages.elements_received(), received);
+  if (me == stand_in) return;
   for (int peer = 0; peer < R; ++peer) {
+    if (peer == stand_in) continue;  // nothing was sent into its block
     const std::vector<double> got = tensor_to_host(incoming[peer]);
     ASSERT_EQ(got.size(), static_cast<std::size_t>(size(peer, me)));
     for (Extent i = 0; i < size(peer, me); ++i) EXPECT_EQ(got[i], value(peer, me, i)) << "from " << peer;
@@ -240,6 +253,18 @@ void block_messages_between_every_pair(Extent largest) {
 TEST(TEST_CATEGORY, block_messages_between_every_pair) {
   for (Extent largest : {Extent{INT_MAX}, Extent{1}, Extent{4}}) block_messages_between_every_pair(largest);
   EXPECT_THROW((redistribute::BlockMessages<double, TEST_MEMSPACE>(MPI_COMM_WORLD, 11, 0)), Error);
+}
+
+TEST(TEST_CATEGORY, block_messages_with_a_stand_in) {
+  const int R = Communicator(MPI_COMM_WORLD).size();
+  for (int stand_in : {R - 1, 0})
+    for (const auto& [largest, scale] : {std::pair{Extent{INT_MAX}, Extent{1}}, std::pair{Extent{4}, Extent{1}},
+                                         std::pair{Extent{INT_MAX}, Extent{5000}}}) {
+      SCOPED_TRACE("rank " + std::to_string(stand_in) + " stands in, messages of " + std::to_string(largest) +
+                   ", sizes times " + std::to_string(scale));
+      block_messages_between_every_pair(largest, stand_in, scale);
+      block_messages_between_every_pair(largest);  // the tag is clean again
+    }
 }
 
 }  // namespace

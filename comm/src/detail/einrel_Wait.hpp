@@ -24,6 +24,10 @@ void wait_all(std::vector<MPI_Request>& requests, const std::string& call);
 // Waits for any active request; returns its index (MPI_UNDEFINED when none is active).
 int wait_any(std::vector<MPI_Request>& requests, const std::string& call);
 
+// Waits for the next message from `peer` with `tag` on comm (MPI_Improbe) and returns its handle, with its
+// status: for a receiver that sizes its buffer by the message (MPI_Get_count, then MPI_Imrecv).
+MPI_Message probe(MPI_Comm comm, int peer, int tag, MPI_Status& status, const std::string& call);
+
 // `start` is the return code of a call that started `request` (MPI_Iallreduce(..., &request)): checks
 // it, then waits. The nonblocking form of a collective, with this wait, stands for the blocking one.
 void complete(int start, MPI_Request& request, const std::string& call);

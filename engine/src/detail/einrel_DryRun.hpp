@@ -62,9 +62,8 @@ Traffic dry_run(const Graph& graph, const Schedule& schedule, const redistribute
                 CallCosts* costs = nullptr, RankClasses classes = RankClasses::by_walk_key);
 
 // The agreements on failure one execution of the schedule makes (execute; docs/engine.md "Failures"): one for
-// its checks of inputs and steps, one per EinSum vertex, a second where its reduction moves partials
-// (Schedule::reduction_moves), one at the end where the last vertex's reduction moves none, and one per step of each
-// collective sequence (Traffic::failure_agreements).
+// its checks of inputs and steps, one per EinSum vertex, one at the end (for the last vertex's kernels and
+// reduction), and one per step of each collective sequence (Traffic::failure_agreements).
 Extent failure_agreements(const Graph& graph, const Schedule& schedule);
 
 // The dry run's estimated makespan (Traffic::estimated_seconds), to the bit, without walking a rank, where every

@@ -101,10 +101,6 @@ class Schedule {
   // such vertices' partial blocks where they lie, deferred in turn. The conditions and the model's test are
   // docs/engine.md "Transitions" (deferred reductions, partial values combined as they are).
   bool deferred(VertexId v) const { return deferred_[v]; }
-  // Whether EinSum vertex v's reduction may move partials between ranks: more than one rank, not deferred, and
-  // an aggregated label split (more than one join tuple per output block). Where none can move, a failure in
-  // v's kernels waits for the next agreement rather than making one of its own (docs/engine.md "Failures").
-  bool reduction_moves(VertexId v) const { return ranks_ > 1 && !deferred_[v] && vertices_[v]->group_size() > 1; }
   bool on_partials(VertexId v) const { return vertices_[v] && vertices_[v]->on_partials(); }
   // Calls f(v, k, transition) for every operand moved by collectives, in vertex and operand order.
   template <class F>

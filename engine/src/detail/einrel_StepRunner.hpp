@@ -161,7 +161,11 @@ class StepRunner {
     std::vector<Block<S>> incoming;  // the partial blocks this rank receives to reduce
     place_operands<S>(s, operands);
     run_kernels<S>(s, operands, partials, incoming);
-    if (held_) {  // a failure in kernels that moved nothing: no value, and the next agreement throws it
+    if (held_) {         // a failure in the kernels: no value, and the next agreement throws it
+      operands.clear();  // what the vertex holds is freed before the stand-in takes a buffer
+      partials.clear();
+      incoming.clear();
+      stand_in_reduce<S>(s);
       result_.values[s.vertex].reset();
       return;
     }
@@ -288,8 +292,8 @@ class StepRunner {
 
   // (2) Every kernel call: a new partial block per output block (the first operand's block in place), later
   // calls of that block accumulating into it; then, the operands released, the reduction's incoming blocks
-  // allocated (prepare_reduce). One agreement on failure covers both, where the reduction moves partials; where
-  // it moves none, a failure here waits for the next agreement (docs/engine.md "Failures").
+  // allocated (prepare_reduce). A failure here waits for the next agreement, the rank that met it standing in for
+  // its part of the reduction (stand_in_reduce; docs/engine.md "Failures").
   template <class S>
   void run_kernels(const VertexSteps& s, Operands<S>& operands, Partials<S>& partials,
                    std::vector<Block<S>>& incoming) {
@@ -345,10 +349,7 @@ class StepRunner {
         operands.clear();
         prepare_reduce<S>(s, partials, incoming);
       };
-      if (schedule_.reduction_moves(s.vertex))
-        agreed(body);
-      else
-        agreed_later(body);
+      agreed_later(body);
     }
     result_.vertices[s.vertex].kernel_seconds = seconds_since(kernels_start) - read_seconds;
     result_.vertices[s.vertex].read_seconds += read_seconds;
@@ -390,6 +391,22 @@ class StepRunner {
     VertexMeasure& measure = result_.vertices[s.vertex];
     measure.floats_sent += messages.elements_sent();
     measure.floats_received += messages.elements_received();
+  }
+
+  // (3) on a rank whose kernels failed: every message of its reduction, its sends empty and what it receives
+  // dropped (BlockMessages::send_nothing, discard), so that no peer waits for a message that never comes or to
+  // send one nobody takes before the next agreement throws the failure.
+  template <class S>
+  void stand_in_reduce(const VertexSteps& s) {
+    if (s.work->deferred) return;
+    const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
+    auto elements = [&](const PartialMessage& m) {
+      return static_cast<std::size_t>(num_elements(out.block_bound(m.output_block)));
+    };
+    redistribute::BlockMessages<S, Memory> messages(comm_.get(), reduce_tag, limits_.max_message_elements);
+    for (const PartialMessage& m : s.work->receives) messages.discard(elements(m), m.peer);
+    for (const PartialMessage& m : s.work->sends) messages.send_nothing(elements(m), m.peer);
+    messages.wait();
   }
 
   const ExecutionSpace& exec_;

@@ -50,7 +50,7 @@ struct Traffic {
   // communication (Schedule::communication_seconds); zero for inputs. Their sum is the estimated makespan:
   // the engine runs the vertices one after the other, each as slow as its slowest rank.
   std::vector<double> vertex_seconds;
-  // Dry run only: the agreements on failure an execution makes (failure_agreements: one or two per EinSum
+  // Dry run only: the agreements on failure an execution makes (failure_agreements: one per EinSum
   // vertex, one per step of a collective sequence) and their time at the model's latencies
   // (MachineModel::agreement_seconds), which estimated_seconds leaves out (docs/planner.md "The objective").
   Extent failure_agreements = 0;

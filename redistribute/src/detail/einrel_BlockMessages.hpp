@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace einrel::redistribute {
@@ -59,8 +60,15 @@ class BlockMessages {
     }
     post(MPI_Isend, data, block.view().extent(0), peer);
   }
+  // A stand-in, for a rank that failed before it could send or receive its blocks (the engine's reduction, whose
+  // agreement on failure comes after it): the messages a block of n elements to or from `peer` would be, empty
+  // ones sent (the peer receives nothing into its block) and received ones dropped (wait takes each through one
+  // host buffer as large as the largest). The peer's calls complete as they would; the failure is agreed on after.
+  void send_nothing(std::size_t n, int peer) { post(MPI_Isend, static_cast<Scalar*>(nullptr), n, peer); }
+  void discard(std::size_t n, int peer) { discards_.emplace_back(peer, messages(n)); }
   // Waits for every message; received blocks are complete when this returns.
   void wait() {
+    drop_discarded();
     comm::wait_all(requests_, "MPI_Testall");
     if constexpr (!direct)
       for (std::size_t i = 0; i < receive_blocks_.size(); ++i)
@@ -74,17 +82,37 @@ class BlockMessages {
     return HostView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "einrel::redistribute/block_staging"),
                     block.view().extent(0));
   }
-  // One message per chunk_ elements of the block (one, empty, for an empty block).
-  template <class Post, class Data>
-  void post(Post mpi_post, Data* data, std::size_t n, int peer) {
+  // The messages a block of n elements goes as: one per chunk_ elements, one (empty) for an empty block.
+  std::size_t messages(std::size_t n) const {
     const auto chunk = static_cast<std::size_t>(chunk_);
-    for (std::size_t first = 0; first == 0 || first < n; first += chunk) {
-      const std::size_t count = std::min(chunk, n - first);
+    return n == 0 ? 1 : (n + chunk - 1) / chunk;
+  }
+  // Those messages of a block of n at `data`, in order; each empty where `data` is null (send_nothing).
+  template <class Post>
+  void post(Post mpi_post, Scalar* data, std::size_t n, int peer) {
+    const auto chunk = static_cast<std::size_t>(chunk_);
+    for (std::size_t i = 0; i < messages(n); ++i) {
+      const std::size_t first = i * chunk, count = data ? std::min(chunk, n - first) : 0;
       requests_.push_back(MPI_REQUEST_NULL);
-      comm::check_mpi(mpi_post(data + first, static_cast<int>(count), comm::mpi_datatype<Scalar>(), peer, tag_, comm_,
-                               &requests_.back()),
+      comm::check_mpi(mpi_post(data ? data + first : nullptr, static_cast<int>(count), comm::mpi_datatype<Scalar>(),
+                               peer, tag_, comm_, &requests_.back()),
                       "MPI_Isend/MPI_Irecv");
     }
+  }
+  // Receives the discarded messages, in order from each peer, into one buffer grown to the largest.
+  void drop_discarded() {
+    std::vector<Scalar> scratch;
+    for (const auto& [peer, n] : discards_)
+      for (std::size_t i = 0; i < n; ++i) {
+        MPI_Status status;
+        MPI_Message message = comm::probe(comm_, peer, tag_, status, "MPI_Improbe");
+        int count = 0;
+        comm::check_mpi(MPI_Get_count(&status, comm::mpi_datatype<Scalar>(), &count), "MPI_Get_count");
+        if (static_cast<std::size_t>(count) > scratch.size()) scratch.resize(static_cast<std::size_t>(count));
+        MPI_Request request;
+        comm::complete(MPI_Imrecv(scratch.data(), count, comm::mpi_datatype<Scalar>(), &message, &request), request,
+                       "MPI_Imrecv");
+      }
   }
   static Extent count(const std::vector<Block>& blocks) {
     Extent n = 0;
@@ -96,6 +124,7 @@ class BlockMessages {
   int tag_;
   Extent chunk_;  // the most elements one message holds
   std::vector<MPI_Request> requests_;
+  std::vector<std::pair<int, std::size_t>> discards_;  // peer, messages to drop
   std::vector<Block> send_blocks_, receive_blocks_;
   std::vector<HostView> send_staging_, receive_staging_;
 };
