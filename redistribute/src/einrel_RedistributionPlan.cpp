@@ -157,10 +157,8 @@ ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to,
   };
   auto add_block = [&](Extent t) {
     const int readers = reading.num_sites(t);
-    const bool owned =
-        std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) { return writing.num_sites(p.first) == 1; });
     if (readers == 0) return;
-    if (!owned) {
+    if (!std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) { return writing.num_sites(p.first) == 1; })) {
       for (const auto& [s, n] : pieces) add(t, s, n);
       return;
     }
@@ -199,9 +197,10 @@ ExchangeVolumes exchange_volumes(const BlockLayout& from, const BlockLayout& to,
       received_off[r] += total - on(written, node(r));
     }
   };
+  const bool same_cut = source == target;  // each target block is its source block (most pairs a planner costs)
   for (Extent t = 0; t < target.num_blocks(); ++t) {
     pieces.clear();
-    if (source == target)  // the same cut: each target block is its source block (most pairs a planner costs)
+    if (same_cut)
       pieces.emplace_back(t, target.block_size(t));
     else
       for_each_overlap(source, target.box(target.key(t)), [&](const std::vector<Extent>& key, const Box& box) {

@@ -400,9 +400,7 @@ class StepRunner {
   void stand_in_reduce(const VertexSteps& s) {
     if (s.work->deferred) return;
     const BlockGrid& out = schedule_.vertex(s.vertex).output_layout().grid();
-    auto elements = [&](const PartialMessage& m) {
-      return static_cast<std::size_t>(num_elements(out.block_bound(m.output_block)));
-    };
+    auto elements = [&](const PartialMessage& m) { return static_cast<std::size_t>(out.block_size(m.output_block)); };
     redistribute::BlockMessages<S, Memory> messages(comm_.get(), reduce_tag, limits_.max_message_elements);
     for (const PartialMessage& m : s.work->receives) messages.discard(elements(m), m.peer);
     for (const PartialMessage& m : s.work->sends) messages.send_nothing(elements(m), m.peer);

@@ -91,7 +91,7 @@ class BlockMessages {
   template <class Post>
   void post(Post mpi_post, Scalar* data, std::size_t n, int peer) {
     const auto chunk = static_cast<std::size_t>(chunk_);
-    for (std::size_t i = 0; i < messages(n); ++i) {
+    for (std::size_t i = 0, m = messages(n); i < m; ++i) {
       const std::size_t first = i * chunk, count = data ? std::min(chunk, n - first) : 0;
       requests_.push_back(MPI_REQUEST_NULL);
       comm::check_mpi(mpi_post(data ? data + first : nullptr, static_cast<int>(count), comm::mpi_datatype<Scalar>(),
